@@ -1,0 +1,211 @@
+//! Network configuration: geometry, router microarchitecture and timing, all validated in one place so the
+//! simulator itself never sees an impossible setting.
+
+use crate::routing::Routing;
+use crate::topology::Mesh;
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+/// Upper bounds that keep the flat per-router bit masks within 64 bits.
+pub const MAX_CONCENTRATION: u32 = 4;
+pub const MAX_VCS: u32 = 8;
+pub const MAX_BUFFER_DEPTH_FLITS: u32 = 4096;
+pub const MAX_MESH_SIDE: u32 = 1024;
+
+/// How many cycles a flit spends crossing a router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum RouterPipeline {
+    /// Route computation, VC allocation, switch allocation and traversal in one cycle (single-cycle routers such
+    /// as Tilera's), then one cycle on the link.
+    #[serde(rename = "1stage")]
+    OneStage,
+    /// The canonical virtual-channel router: route computation, VC allocation, switch allocation, switch traversal,
+    /// then one cycle on the link. Body flits skip the first two stages.
+    #[serde(rename = "4stage")]
+    FourStage,
+}
+
+impl RouterPipeline {
+    pub fn name(self) -> &'static str {
+        match self {
+            RouterPipeline::OneStage => "1stage",
+            RouterPipeline::FourStage => "4stage",
+        }
+    }
+
+    /// Pipeline stages a head flit spends in a router, including switch traversal.
+    pub fn stages(self) -> u64 {
+        match self {
+            RouterPipeline::OneStage => 1,
+            RouterPipeline::FourStage => 4,
+        }
+    }
+}
+
+impl FromStr for RouterPipeline {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "1stage" => Ok(RouterPipeline::OneStage),
+            "4stage" => Ok(RouterPipeline::FourStage),
+            _ => Err(format!("unknown router pipeline '{s}' (expected 1stage or 4stage)")),
+        }
+    }
+}
+
+impl fmt::Display for RouterPipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A setting that cannot be simulated, naming the field and the allowed range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid network configuration: {field} = {value}: {reason}")]
+pub struct ConfigError {
+    pub field: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+/// Everything that defines one physical network.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NetworkConfig {
+    /// Routers along x.
+    pub width: u32,
+    /// Routers along y.
+    pub height: u32,
+    /// Nodes (network interfaces) attached to each router.
+    pub concentration: u32,
+    /// Virtual channels per port.
+    pub vcs: u32,
+    /// Depth of each input virtual-channel buffer.
+    pub buffer_depth_flits: u32,
+    /// Cycles between a flit leaving an input buffer and the upstream sender being able to use the freed slot.
+    pub credit_delay_cycles: u32,
+    /// Cycles a flit spends on a router-to-router link.
+    pub link_latency_cycles: u32,
+    pub pipeline: RouterPipeline,
+    pub routing: Routing,
+    /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
+    pub eject_queue_flits: u32,
+    /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
+    pub watchdog_cycles: u64,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            width: 8,
+            height: 8,
+            concentration: 1,
+            vcs: 1,
+            buffer_depth_flits: 8,
+            credit_delay_cycles: 1,
+            link_latency_cycles: 1,
+            pipeline: RouterPipeline::FourStage,
+            routing: Routing::Xy,
+            eject_queue_flits: 16,
+            watchdog_cycles: 10_000,
+        }
+    }
+}
+
+fn check(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if value < min || value > max {
+        return Err(ConfigError { field, value: value.to_string(), reason: format!("must be between {min} and {max}") });
+    }
+    Ok(())
+}
+
+impl NetworkConfig {
+    pub fn mesh(&self) -> Mesh {
+        Mesh { width: self.width, height: self.height, concentration: self.concentration }
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check("width", self.width.into(), 1, MAX_MESH_SIDE.into())?;
+        check("height", self.height.into(), 1, MAX_MESH_SIDE.into())?;
+        check("concentration", self.concentration.into(), 1, MAX_CONCENTRATION.into())?;
+        check("vcs", self.vcs.into(), 1, MAX_VCS.into())?;
+        check("buffer_depth_flits", self.buffer_depth_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
+        check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
+        check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
+        check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
+        let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
+        check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;
+        Ok(())
+    }
+
+    /// Cycles from the start of switch allocation until the flit enters the next router's input buffer.
+    pub(crate) fn switch_to_next_buffer_cycles(&self) -> u64 {
+        self.traversal_cycles() + u64::from(self.link_latency_cycles) + 1
+    }
+
+    /// Cycles from winning switch allocation to leaving the input buffer (the separate traversal stage).
+    pub(crate) fn traversal_cycles(&self) -> u64 {
+        match self.pipeline {
+            RouterPipeline::OneStage => 0,
+            RouterPipeline::FourStage => 1,
+        }
+    }
+
+    /// Cycles from winning switch allocation until the flit is in the destination node's ejection queue
+    /// (the ejection channel always takes one cycle).
+    pub(crate) fn switch_to_eject_cycles(&self) -> u64 {
+        self.traversal_cycles() + 2
+    }
+
+    /// Zero-load latency of one packet, from the cycle its head enters the injection channel to the cycle its tail
+    /// is in the destination's ejection queue, when it crosses `routers` routers (`hops + 1`).
+    ///
+    /// Injection channel 1 cycle; each router `stages` cycles; each link `link_latency_cycles`; ejection channel
+    /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
+    pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
+        let links = routers - 1;
+        1 + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid() {
+        NetworkConfig::default().validate().unwrap();
+    }
+
+    #[test]
+    fn out_of_range_fields_are_named() {
+        let cfg = NetworkConfig { width: 0, ..Default::default() };
+        let err = cfg.validate().unwrap_err();
+        assert_eq!(err.field, "width");
+        assert!(err.to_string().contains("width = 0"), "{err}");
+        let cfg = NetworkConfig { vcs: 9, ..Default::default() };
+        assert_eq!(cfg.validate().unwrap_err().field, "vcs");
+        let cfg = NetworkConfig { credit_delay_cycles: 0, ..Default::default() };
+        assert_eq!(cfg.validate().unwrap_err().field, "credit_delay_cycles");
+    }
+
+    #[test]
+    fn pipeline_names_parse() {
+        assert_eq!("1stage".parse::<RouterPipeline>(), Ok(RouterPipeline::OneStage));
+        assert_eq!("4stage".parse::<RouterPipeline>(), Ok(RouterPipeline::FourStage));
+        assert!("3stage".parse::<RouterPipeline>().unwrap_err().contains("3stage"));
+    }
+
+    #[test]
+    fn zero_load_latency_formula() {
+        // 4-stage, one router (source and destination share it): inject 1 + router 4 + eject 1.
+        let cfg = NetworkConfig::default();
+        assert_eq!(cfg.zero_load_latency(1, 1), 6);
+        // Each extra hop costs 4 router stages + 1 link cycle; each extra flit one cycle.
+        assert_eq!(cfg.zero_load_latency(3, 1), 16);
+        assert_eq!(cfg.zero_load_latency(3, 4), 19);
+        let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
+        assert_eq!(one.zero_load_latency(1, 1), 3);
+        assert_eq!(one.zero_load_latency(3, 1), 7);
+    }
+}

@@ -1,0 +1,667 @@
+//! One physical network: routers, links, credits, and the injection/ejection side of every node.
+//!
+//! All state lives in flat arrays indexed by (router, port, virtual channel), so stepping the network allocates
+//! nothing. A channel is not an object: when a flit wins switch allocation it is written straight into the
+//! downstream buffer, stamped with the cycle it arrives there, and stays invisible to the downstream router until
+//! then. Credits travel back the same way, stamped with their arrival cycle. Because every value written into
+//! another router is stamped with a later cycle, the order in which routers are visited within a cycle cannot
+//! change the result, which is what lets [`Network::step`] visit only routers that hold flits.
+
+use crate::config::{ConfigError, NetworkConfig};
+use crate::routing::RouteFn;
+use crate::stats::{Delivery, LinkStats};
+use crate::topology::{Direction, Mesh, MESH_PORTS};
+use crate::types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
+use crate::watchdog::{self, DeadlockReport};
+use std::collections::VecDeque;
+
+pub(crate) const NO_OWNER: u16 = u16::MAX;
+pub(crate) const HEAD: u8 = 1;
+pub(crate) const TAIL: u8 = 2;
+
+/// What a node does with flits that reach its ejection queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum DrainPolicy {
+    /// The network drains one flit per cycle and reports finished packets through [`Network::take_delivered`].
+    Auto,
+    /// Like `Auto`, but only while the node has nothing left to inject: a core that receives only after its own
+    /// send has completed (the situation behind NoCMsg's deadlock example).
+    WhenSourceIdle,
+    /// The node never drains: its queue fills and back-pressures the network.
+    Never,
+    /// The owner of the node (a network interface model) pops flits with [`Network::eject_pop`].
+    Manual,
+}
+
+/// A flit as stored in a buffer. 24 bytes; never heap-allocated on its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Flit {
+    /// Cycle from which the flit is visible in the buffer holding it.
+    pub arrival: u64,
+    pub packet: u32,
+    pub dst: u32,
+    pub seq: u16,
+    pub flags: u8,
+}
+
+impl Flit {
+    pub fn is_head(&self) -> bool {
+        self.flags & HEAD != 0
+    }
+    pub fn is_tail(&self) -> bool {
+        self.flags & TAIL != 0
+    }
+}
+
+/// A flit handed to the node by [`Network::eject_pop`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EjectedFlit {
+    pub packet: PacketId,
+    pub vc: VcId,
+    /// Position of the flit in its packet, 0 for the head.
+    pub seq: u16,
+    pub head: bool,
+    pub tail: bool,
+    /// Cycle the flit entered the ejection queue.
+    pub arrival: Cycle,
+    /// The packet record, on the tail flit only (the packet id is free for reuse after this call).
+    pub delivery: Option<Delivery>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VcState {
+    /// No packet owns the VC; a head flit at the front starts route computation.
+    Idle,
+    /// Route computed, waiting for VC allocation from `ready_at`.
+    Routed,
+    /// Holds `out_port`/`out_vc` until its tail leaves; flits compete for the switch from `ready_at`.
+    Active,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InputVc {
+    pub head: u16,
+    pub len: u16,
+    pub state: VcState,
+    pub out_port: u8,
+    pub out_vc: u8,
+    pub ready_at: u64,
+}
+
+/// The sender side of a channel: who owns the downstream VC, how many credits are usable, and credits in flight
+/// back (a ring of arrival cycles).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutputVc {
+    pub owner: u16,
+    pub credits: u16,
+    pub pend_head: u16,
+    pub pend_len: u16,
+}
+
+/// A packet while it is in flight.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PacketRecord {
+    pub src: u32,
+    pub dst: u32,
+    pub len: u16,
+    pub created: u64,
+    pub injected: u64,
+    pub ejected: u64,
+    pub payload: u64,
+    pub tag: u64,
+}
+
+/// Per node: the packet being injected, the source queue behind it and the VC round-robin pointer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeState {
+    pub source: VecDeque<u32>,
+    /// Flits of the source queue not yet injected (for saturation detection and stats).
+    pub queued_flits: u64,
+    /// VC the front packet is being injected on, and the next flit's sequence number.
+    pub inj_vc: Option<u8>,
+    pub inj_seq: u16,
+    pub inj_rr: u8,
+    pub drain_rr: u8,
+    pub drain: Option<DrainPolicy>,
+    pub active: bool,
+}
+
+/// A cycle-level model of one wormhole-switched mesh network with credit-based flow control.
+pub struct Network {
+    pub(crate) cfg: NetworkConfig,
+    pub(crate) mesh: Mesh,
+    pub(crate) route: RouteFn,
+    pub(crate) now: u64,
+    pub(crate) ports: usize,
+    pub(crate) vcs: usize,
+    pub(crate) depth: usize,
+    pub(crate) eject_depth: usize,
+    pub(crate) credit_ring: usize,
+    /// Per input VC (`(router * ports + port) * vcs + vc`).
+    pub(crate) ivc: Vec<InputVc>,
+    pub(crate) buf: Vec<Flit>,
+    /// Per router: bit `port * vcs + vc` set when that input VC holds flits.
+    pub(crate) occupied: Vec<u64>,
+    pub(crate) router_flits: Vec<u32>,
+    /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
+    pub(crate) ovc: Vec<OutputVc>,
+    pub(crate) ovc_pending: Vec<u64>,
+    pub(crate) inject_ovc_base: usize,
+    /// Per (router, port): output VC index of the channel feeding this input port (credit return target).
+    pub(crate) upstream_ovc: Vec<u32>,
+    /// Per (router, mesh port): first input VC index of the neighbour's facing port, or u32::MAX at an edge.
+    pub(crate) downstream_ivc: Vec<u32>,
+    /// Round-robin pointers: VC allocation per output port, switch allocation per input and per output port.
+    pub(crate) rr_va: Vec<u8>,
+    pub(crate) rr_sa_in: Vec<u8>,
+    pub(crate) rr_sa_out: Vec<u8>,
+    /// Ejection queues per (node, vc).
+    pub(crate) ej_buf: Vec<Flit>,
+    pub(crate) ej_head: Vec<u16>,
+    pub(crate) ej_len: Vec<u16>,
+    pub(crate) nodes: Vec<NodeState>,
+    pub(crate) default_drain: DrainPolicy,
+    pub(crate) packets: Vec<PacketRecord>,
+    pub(crate) free_packets: Vec<u32>,
+    pub(crate) active_routers: Vec<u32>,
+    pub(crate) router_active: Vec<bool>,
+    pub(crate) active_nodes: Vec<u32>,
+    pub(crate) visit_all: bool,
+    pub(crate) delivered: Vec<Delivery>,
+    pub(crate) links: LinkStats,
+    /// Flits injected but not yet drained by their destination node.
+    pub(crate) flits_in_network: u64,
+    pub(crate) flits_drained: u64,
+    pub(crate) last_progress: u64,
+}
+
+/// The network stopped making progress; see [`DeadlockReport`].
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct Deadlock(pub Box<DeadlockReport>);
+
+impl Network {
+    pub fn new(cfg: NetworkConfig) -> Result<Network, ConfigError> {
+        cfg.validate()?;
+        let mesh = cfg.mesh();
+        let ports = mesh.ports();
+        let vcs = cfg.vcs as usize;
+        let depth = cfg.buffer_depth_flits as usize;
+        let eject_depth = cfg.eject_queue_flits as usize;
+        let routers = mesh.routers();
+        let nodes = mesh.nodes();
+        let n_ivc = routers * ports * vcs;
+        let inject_ovc_base = n_ivc;
+        let credit_ring = depth.max(eject_depth);
+        let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
+        let mut upstream_ovc = vec![0u32; routers * ports];
+        let mut downstream_ivc = vec![u32::MAX; routers * MESH_PORTS];
+        for r in 0..routers {
+            let rid = RouterId(r as u32);
+            for dir in Direction::ALL {
+                if let Some(n) = mesh.neighbor(rid, dir) {
+                    let facing = dir.opposite() as usize;
+                    downstream_ivc[r * MESH_PORTS + dir as usize] = ((n.0 as usize * ports + facing) * vcs) as u32;
+                }
+            }
+            for p in 0..ports {
+                let port = PortId(p as u8);
+                upstream_ovc[r * ports + p] = match Direction::from_port(port) {
+                    Some(dir) => match mesh.neighbor(rid, dir) {
+                        Some(n) => ((n.0 as usize * ports + dir.opposite() as usize) * vcs) as u32,
+                        None => u32::MAX,
+                    },
+                    None => {
+                        let node = mesh.node_at(rid, port).expect("local port").0 as usize;
+                        (inject_ovc_base + node * vcs) as u32
+                    }
+                };
+                if p >= MESH_PORTS {
+                    for v in 0..vcs {
+                        ovc[(r * ports + p) * vcs + v].credits = eject_depth as u16;
+                    }
+                }
+            }
+        }
+        let net = Network {
+            route: cfg.routing.function(),
+            mesh,
+            now: 0,
+            ports,
+            vcs,
+            depth,
+            eject_depth,
+            credit_ring,
+            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, ready_at: 0 }; n_ivc],
+            buf: vec![Flit::default(); n_ivc * depth],
+            occupied: vec![0; routers],
+            router_flits: vec![0; routers],
+            ovc_pending: vec![0; ovc.len() * credit_ring],
+            ovc,
+            inject_ovc_base,
+            upstream_ovc,
+            downstream_ivc,
+            rr_va: vec![0; routers * ports],
+            rr_sa_in: vec![0; routers * ports],
+            rr_sa_out: vec![0; routers * ports],
+            ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
+            ej_head: vec![0; nodes * vcs],
+            ej_len: vec![0; nodes * vcs],
+            nodes: vec![NodeState::default(); nodes],
+            default_drain: DrainPolicy::Auto,
+            packets: Vec::new(),
+            free_packets: Vec::new(),
+            active_routers: Vec::new(),
+            router_active: vec![false; routers],
+            active_nodes: Vec::new(),
+            visit_all: false,
+            delivered: Vec::new(),
+            links: LinkStats::new(routers, ports),
+            flits_in_network: 0,
+            flits_drained: 0,
+            last_progress: 0,
+            cfg,
+        };
+        Ok(net)
+    }
+
+    pub fn config(&self) -> &NetworkConfig {
+        &self.cfg
+    }
+
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+
+    /// The cycle the next call to [`Network::step`] simulates.
+    pub fn now(&self) -> Cycle {
+        Cycle(self.now)
+    }
+
+    /// Debug clocking: visit every router and node every cycle instead of only the busy ones. Results must be
+    /// identical either way; the differential tests hold the fast path to that.
+    pub fn set_visit_all(&mut self, on: bool) {
+        self.visit_all = on;
+    }
+
+    /// Sets the drain policy of every node that has no policy of its own.
+    pub fn set_default_drain(&mut self, policy: DrainPolicy) {
+        self.default_drain = policy;
+    }
+
+    pub fn set_drain(&mut self, node: NodeId, policy: DrainPolicy) {
+        self.nodes[node.0 as usize].drain = Some(policy);
+        self.activate_node(node.0 as usize);
+    }
+
+    pub fn drain_policy(&self, node: NodeId) -> DrainPolicy {
+        self.nodes[node.0 as usize].drain.unwrap_or(self.default_drain)
+    }
+
+    /// Queues a packet of `flits` flits at `src` for `dst`, created in the current cycle. It enters the network as
+    /// soon as the node's earlier packets have and a credit is available (possibly in this very cycle).
+    /// `tag` is carried untouched to the [`Delivery`] (the traffic generator marks measured packets with it).
+    pub fn enqueue(&mut self, src: NodeId, dst: NodeId, flits: u16, payload: u64, tag: u64) -> PacketId {
+        let nodes = self.nodes.len() as u32;
+        assert!(src.0 < nodes && dst.0 < nodes, "node out of range: {src} -> {dst} on {nodes} nodes");
+        assert!(flits >= 1, "a packet has at least one flit");
+        let rec = PacketRecord {
+            src: src.0,
+            dst: dst.0,
+            len: flits,
+            created: self.now,
+            injected: u64::MAX,
+            ejected: u64::MAX,
+            payload,
+            tag,
+        };
+        let id = match self.free_packets.pop() {
+            Some(id) => {
+                self.packets[id as usize] = rec;
+                id
+            }
+            None => {
+                self.packets.push(rec);
+                (self.packets.len() - 1) as u32
+            }
+        };
+        let node = &mut self.nodes[src.0 as usize];
+        node.source.push_back(id);
+        node.queued_flits += u64::from(flits);
+        self.activate_node(src.0 as usize);
+        PacketId(id)
+    }
+
+    /// Flits waiting in `node`'s source queue (not yet injected).
+    pub fn source_queue_flits(&self, node: NodeId) -> u64 {
+        self.nodes[node.0 as usize].queued_flits
+    }
+
+    /// Flits waiting in all source queues.
+    pub fn total_source_queue_flits(&self) -> u64 {
+        self.nodes.iter().map(|n| n.queued_flits).sum()
+    }
+
+    /// Flits injected and not yet drained by their destination.
+    pub fn flits_in_network(&self) -> u64 {
+        self.flits_in_network
+    }
+
+    /// Flits taken out of ejection queues by their destination nodes since the network was built.
+    pub fn flits_drained(&self) -> u64 {
+        self.flits_drained
+    }
+
+    /// True when no packet is queued, in flight or waiting in an ejection queue.
+    pub fn is_empty(&self) -> bool {
+        self.flits_in_network == 0 && self.nodes.iter().all(|n| n.source.is_empty())
+    }
+
+    /// Packets whose tail has been drained since the last call, in drain order.
+    pub fn take_delivered(&mut self) -> std::vec::Drain<'_, Delivery> {
+        self.delivered.drain(..)
+    }
+
+    pub fn link_stats(&self) -> &LinkStats {
+        &self.links
+    }
+
+    /// The oldest flit in `node`'s ejection queues that has arrived, round-robin over VCs (for `Manual` nodes).
+    pub fn eject_pop(&mut self, node: NodeId) -> Option<EjectedFlit> {
+        self.drain_one(node.0 as usize)
+    }
+
+    /// Flits that have arrived in `node`'s ejection queues and can be popped now.
+    pub fn eject_ready(&self, node: NodeId) -> usize {
+        let n = node.0 as usize;
+        (0..self.vcs)
+            .map(|v| {
+                let q = n * self.vcs + v;
+                (0..self.ej_len[q] as usize)
+                    .filter(|&i| self.ej_buf[q * self.eject_depth + (self.ej_head[q] as usize + i) % self.eject_depth].arrival <= self.now)
+                    .count()
+            })
+            .sum()
+    }
+
+    /// Simulates one cycle. Fails when the deadlock watchdog fires.
+    pub fn step(&mut self) -> Result<(), Deadlock> {
+        let now = self.now;
+        if self.visit_all {
+            for n in 0..self.nodes.len() {
+                self.step_node(n, now);
+            }
+            for r in 0..self.router_flits.len() {
+                self.step_router(r, now);
+            }
+        } else {
+            let mut i = 0;
+            while i < self.active_nodes.len() {
+                let n = self.active_nodes[i] as usize;
+                self.step_node(n, now);
+                i += 1;
+            }
+            let mut i = 0;
+            while i < self.active_routers.len() {
+                let r = self.active_routers[i] as usize;
+                self.step_router(r, now);
+                i += 1;
+            }
+            let (flits, active) = (&self.router_flits, &mut self.router_active);
+            self.active_routers.retain(|&r| {
+                let keep = flits[r as usize] > 0;
+                active[r as usize] = keep;
+                keep
+            });
+            let nodes = &mut self.nodes;
+            let (ej_len, vcs) = (&self.ej_len, self.vcs);
+            self.active_nodes.retain(|&n| {
+                let node = &mut nodes[n as usize];
+                let keep = !node.source.is_empty() || ej_len[n as usize * vcs..(n as usize + 1) * vcs].iter().any(|&l| l > 0);
+                node.active = keep;
+                keep
+            });
+        }
+        self.now += 1;
+        let limit = self.cfg.watchdog_cycles;
+        if limit > 0 && self.flits_in_network > 0 && self.now - self.last_progress > limit {
+            return Err(Deadlock(Box::new(watchdog::diagnose(self))));
+        }
+        Ok(())
+    }
+
+    /// Steps until `cycle` (exclusive).
+    pub fn run_until(&mut self, cycle: Cycle) -> Result<(), Deadlock> {
+        while self.now < cycle.0 {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn activate_router(&mut self, r: usize) {
+        if !self.router_active[r] {
+            self.router_active[r] = true;
+            self.active_routers.push(r as u32);
+        }
+    }
+
+    pub(crate) fn activate_node(&mut self, n: usize) {
+        if !self.nodes[n].active {
+            self.nodes[n].active = true;
+            self.active_nodes.push(n as u32);
+        }
+    }
+
+    /// Credits usable on output VC `o` at `now`, after collecting those that have arrived.
+    #[inline]
+    pub(crate) fn credits(&mut self, o: usize, now: u64) -> u16 {
+        let ring = self.credit_ring;
+        let vc = &mut self.ovc[o];
+        while vc.pend_len > 0 && self.ovc_pending[o * ring + vc.pend_head as usize] <= now {
+            vc.pend_head = ((vc.pend_head as usize + 1) % ring) as u16;
+            vc.pend_len -= 1;
+            vc.credits += 1;
+        }
+        vc.credits
+    }
+
+    /// Sends a credit back on output VC `o`, usable from cycle `at`.
+    #[inline]
+    pub(crate) fn return_credit(&mut self, o: usize, at: u64) {
+        let ring = self.credit_ring;
+        let vc = &mut self.ovc[o];
+        let slot = (vc.pend_head as usize + vc.pend_len as usize) % ring;
+        vc.pend_len += 1;
+        self.ovc_pending[o * ring + slot] = at;
+    }
+
+    /// Appends a flit to input VC `i` of router `r`.
+    #[inline]
+    pub(crate) fn push_input(&mut self, r: usize, i: usize, flit: Flit) {
+        let local = i - r * self.ports * self.vcs;
+        let vc = &mut self.ivc[i];
+        debug_assert!((vc.len as usize) < self.depth, "credit protocol let a buffer overflow");
+        let slot = (vc.head as usize + vc.len as usize) % self.depth;
+        vc.len += 1;
+        self.buf[i * self.depth + slot] = flit;
+        self.occupied[r] |= 1 << local;
+        self.router_flits[r] += 1;
+        self.activate_router(r);
+    }
+
+    fn step_node(&mut self, n: usize, now: u64) {
+        let policy = self.nodes[n].drain.unwrap_or(self.default_drain);
+        let drains = match policy {
+            DrainPolicy::Auto => true,
+            DrainPolicy::WhenSourceIdle => self.nodes[n].source.is_empty(),
+            DrainPolicy::Never | DrainPolicy::Manual => false,
+        };
+        if drains {
+            self.drain_one(n);
+        }
+        self.inject_one(n, now);
+    }
+
+    fn inject_one(&mut self, n: usize, now: u64) {
+        let Some(&pid) = self.nodes[n].source.front() else { return };
+        let base = self.inject_ovc_base + n * self.vcs;
+        let vc = match self.nodes[n].inj_vc {
+            Some(v) => {
+                if self.credits(base + v as usize, now) == 0 {
+                    return;
+                }
+                v
+            }
+            None => {
+                // A new packet takes the first VC with a free slot, searching round-robin.
+                let start = self.nodes[n].inj_rr as usize;
+                let vcs = self.vcs;
+                let Some(v) = (0..vcs).map(|k| (start + k) % vcs).find(|&v| self.credits(base + v, now) > 0) else {
+                    return;
+                };
+                self.nodes[n].inj_rr = ((v + 1) % self.vcs) as u8;
+                self.nodes[n].inj_vc = Some(v as u8);
+                self.nodes[n].inj_seq = 0;
+                self.packets[pid as usize].injected = now;
+                v as u8
+            }
+        };
+        let rec = self.packets[pid as usize];
+        let seq = self.nodes[n].inj_seq;
+        let mut flags = 0;
+        if seq == 0 {
+            flags |= HEAD;
+        }
+        if seq + 1 == rec.len {
+            flags |= TAIL;
+        }
+        self.ovc[base + vc as usize].credits -= 1;
+        let router = self.mesh.router_of(NodeId(n as u32)).0 as usize;
+        let port = self.mesh.local_port(NodeId(n as u32)).0 as usize;
+        let i = (router * self.ports + port) * self.vcs + vc as usize;
+        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, dst: rec.dst, seq, flags });
+        self.flits_in_network += 1;
+        self.last_progress = now;
+        let node = &mut self.nodes[n];
+        node.queued_flits -= 1;
+        if flags & TAIL != 0 {
+            node.source.pop_front();
+            node.inj_vc = None;
+        } else {
+            node.inj_seq = seq + 1;
+        }
+    }
+
+    /// Removes the oldest arrived flit from node `n`'s ejection queues (round-robin over VCs) and returns its
+    /// credit to the router.
+    fn drain_one(&mut self, n: usize) -> Option<EjectedFlit> {
+        let now = self.now;
+        let start = self.nodes[n].drain_rr as usize;
+        let v = (0..self.vcs).map(|k| (start + k) % self.vcs).find(|&v| {
+            let q = n * self.vcs + v;
+            self.ej_len[q] > 0 && self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival <= now
+        })?;
+        let q = n * self.vcs + v;
+        let flit = self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize];
+        self.ej_head[q] = ((self.ej_head[q] as usize + 1) % self.eject_depth) as u16;
+        self.ej_len[q] -= 1;
+        self.nodes[n].drain_rr = ((v + 1) % self.vcs) as u8;
+        let router = self.mesh.router_of(NodeId(n as u32)).0 as usize;
+        let port = self.mesh.local_port(NodeId(n as u32)).0 as usize;
+        self.return_credit((router * self.ports + port) * self.vcs + v, now + u64::from(self.cfg.credit_delay_cycles));
+        self.flits_in_network -= 1;
+        self.flits_drained += 1;
+        self.last_progress = now;
+        let delivery = if flit.is_tail() {
+            let rec = self.packets[flit.packet as usize];
+            let d = Delivery {
+                packet: PacketId(flit.packet),
+                src: NodeId(rec.src),
+                dst: NodeId(rec.dst),
+                flits: rec.len,
+                created: Cycle(rec.created),
+                injected: Cycle(rec.injected),
+                ejected: Cycle(rec.ejected),
+                drained: Cycle(now),
+                payload: rec.payload,
+                tag: rec.tag,
+            };
+            self.free_packets.push(flit.packet);
+            if self.drain_policy(NodeId(n as u32)) != DrainPolicy::Manual {
+                self.delivered.push(d);
+            }
+            Some(d)
+        } else {
+            None
+        };
+        Some(EjectedFlit {
+            packet: PacketId(flit.packet),
+            vc: VcId(v as u8),
+            seq: flit.seq,
+            head: flit.is_head(),
+            tail: flit.is_tail(),
+            arrival: Cycle(flit.arrival),
+            delivery,
+        })
+    }
+
+    /// Checks the flow-control bookkeeping: for every channel, usable credits + credits in flight + flits in the
+    /// downstream buffer equal the buffer depth, and no buffer exceeds its depth. Used by the property tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (ports, vcs) = (self.ports, self.vcs);
+        for r in 0..self.router_flits.len() {
+            let mut count = 0u32;
+            for p in 0..ports {
+                for v in 0..vcs {
+                    let i = (r * ports + p) * vcs + v;
+                    let len = self.ivc[i].len as usize;
+                    count += len as u32;
+                    if len > self.depth {
+                        return Err(format!("router {r} port {p} vc {v}: {len} flits in a {}-flit buffer", self.depth));
+                    }
+                    if (self.occupied[r] >> (p * vcs + v)) & 1 != (len > 0) as u64 {
+                        return Err(format!("router {r} port {p} vc {v}: occupancy bit disagrees with length {len}"));
+                    }
+                    let up = self.upstream_ovc[r * ports + p];
+                    if up != u32::MAX {
+                        self.check_channel(up as usize + v, len, self.depth, &format!("into router {r} port {p} vc {v}"))?;
+                    }
+                    if p >= MESH_PORTS {
+                        let node = self.mesh.node_at(RouterId(r as u32), PortId(p as u8)).unwrap().0 as usize;
+                        let q = node * vcs + v;
+                        self.check_channel(i, self.ej_len[q] as usize, self.eject_depth, &format!("ejection of node {node} vc {v}"))?;
+                    }
+                }
+            }
+            if count != self.router_flits[r] {
+                return Err(format!("router {r}: flit count {} but buffers hold {count}", self.router_flits[r]));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_channel(&self, o: usize, downstream_flits: usize, capacity: usize, what: &str) -> Result<(), String> {
+        let vc = self.ovc[o];
+        let total = vc.credits as usize + vc.pend_len as usize + downstream_flits;
+        if total != capacity || vc.credits as usize > capacity {
+            return Err(format!(
+                "channel {what}: {} credits + {} in flight + {downstream_flits} buffered != depth {capacity}",
+                vc.credits, vc.pend_len
+            ));
+        }
+        Ok(())
+    }
+
+    /// True when every credit is back with its sender (or arrives there by the current cycle) and no output VC is
+    /// owned by a packet: the state of a drained network.
+    pub fn all_credits_home(&self) -> bool {
+        (0..self.ovc.len()).all(|o| {
+            let vc = self.ovc[o];
+            let is_eject = o < self.inject_ovc_base && (o / self.vcs) % self.ports >= MESH_PORTS;
+            let cap = if is_eject { self.eject_depth } else { self.depth };
+            let arrived = (0..vc.pend_len as usize)
+                .all(|k| self.ovc_pending[o * self.credit_ring + (vc.pend_head as usize + k) % self.credit_ring] <= self.now);
+            arrived && vc.credits as usize + vc.pend_len as usize == cap && vc.owner == NO_OWNER
+        })
+    }
+}

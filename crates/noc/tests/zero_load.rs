@@ -1,0 +1,66 @@
+//! Zero-load latency: a lone packet's latency must equal the closed form for every source/destination pair, for
+//! both router pipelines, with concentration, several packet lengths and link latencies.
+
+use noc::{Cycle, DrainPolicy, Network, NetworkConfig, NodeId, RouterPipeline, Routing};
+
+fn lone_packet_latency(net: &mut Network, src: u32, dst: u32, flits: u16) -> (u64, u64) {
+    net.enqueue(NodeId(src), NodeId(dst), flits, 0, 0);
+    for _ in 0..10_000 {
+        net.step().expect("no deadlock with one packet");
+        if let Some(d) = net.take_delivered().next() {
+            return (d.network_latency(), d.packet_latency());
+        }
+    }
+    panic!("packet {src}->{dst} never arrived");
+}
+
+#[test]
+fn every_pair_matches_the_analytic_latency() {
+    for pipeline in [RouterPipeline::OneStage, RouterPipeline::FourStage] {
+        for (width, height, concentration) in [(4, 3, 1), (3, 2, 2)] {
+            for link in [1, 2] {
+                for routing in [Routing::Xy, Routing::Yx] {
+                    let cfg = NetworkConfig {
+                        width,
+                        height,
+                        concentration,
+                        pipeline,
+                        routing,
+                        link_latency_cycles: link,
+                        buffer_depth_flits: 8,
+                        ..Default::default()
+                    };
+                    let mut net = Network::new(cfg.clone()).unwrap();
+                    net.set_default_drain(DrainPolicy::Auto);
+                    let mesh = *net.mesh();
+                    for flits in [1u16, 4] {
+                        for s in 0..mesh.nodes() as u32 {
+                            for d in 0..mesh.nodes() as u32 {
+                                let routers = u64::from(mesh.hops(mesh.router_of(NodeId(s)), mesh.router_of(NodeId(d)))) + 1;
+                                let expected = cfg.zero_load_latency(routers, u64::from(flits));
+                                let (network, packet) = lone_packet_latency(&mut net, s, d, flits);
+                                assert_eq!(
+                                    (network, packet),
+                                    (expected, expected),
+                                    "{pipeline} {width}x{height}x{concentration} link {link} {routing:?}: {s}->{d}, {flits} flits"
+                                );
+                                // Let credits return before the next packet so it sees an idle network.
+                                let settle = net.now().0 + 20;
+                                net.run_until(Cycle(settle)).unwrap();
+                            }
+                        }
+                    }
+                    assert!(net.all_credits_home());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn eight_by_eight_uniform_average_is_32_25_cycles_for_4stage() {
+    // 8x8, uniform including self: mean hops 2 * 63/24 = 5.25, so 6.25 routers: 1 + 6.25*4 + 5.25 + 1 = 32.25.
+    let cfg = NetworkConfig::default();
+    let avg = noc::Pattern::Uniform.mean_zero_load_latency(&cfg, 1).unwrap();
+    assert!((avg - 32.25).abs() < 1e-9, "{avg}");
+}
