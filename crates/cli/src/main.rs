@@ -1,1 +1,116 @@
-fn main(){}
+//! `nocmsg`: the command-line front end of the nocmsg many-core laboratory.
+//!
+//! Exit codes: 0 success, 1 an operational failure (I/O), 2 bad arguments or configuration, 3 the simulated network
+//! deadlocked (the watchdog's report is on stderr).
+
+mod args;
+mod bench;
+mod deadlock_demo;
+mod traffic;
+
+use clap::{Parser, Subcommand};
+use std::fmt;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "nocmsg", version, about = "Message passing on simulated network-on-chip many-cores")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Synthetic traffic on a mesh: latency and throughput against offered load.
+    Traffic(Box<traffic::TrafficArgs>),
+    /// NoCMsg's Figure 1: two nodes send each other packets longer than the buffering between them while neither
+    /// drains; the watchdog reports the cycle of blocked channels and the command exits with code 3.
+    DeadlockDemo(deadlock_demo::DeadlockDemoArgs),
+    /// Simulator speed benchmarks (written as CSV).
+    Bench(bench::BenchArgs),
+}
+
+/// Bad arguments or configuration: exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for UsageError {}
+
+/// The network deadlocked: exit code 3. The report has been printed already.
+#[derive(Debug)]
+pub struct DeadlockExit(pub String);
+
+impl fmt::Display for DeadlockExit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for DeadlockExit {}
+
+/// Converts library errors into the exit-code classes above.
+pub fn classify(err: noc::TrafficError) -> anyhow::Error {
+    match err {
+        noc::TrafficError::Deadlock(d) => DeadlockExit(d.to_string()).into(),
+        other => UsageError(other.to_string()).into(),
+    }
+}
+
+/// Clap's message on one line: the error and what it names, without the usage block.
+fn one_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let mut parts = Vec::new();
+    for line in rendered.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.trim_start_matches("error: ").to_string());
+        }
+    }
+    parts.join(" ")
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            return match err.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = err.print();
+                    ExitCode::SUCCESS
+                }
+                _ => {
+                    eprintln!("nocmsg: error: {}", one_line(&err));
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Traffic(args) => traffic::run(*args),
+        Command::DeadlockDemo(args) => deadlock_demo::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if let Some(usage) = err.downcast_ref::<UsageError>() {
+                eprintln!("nocmsg: error: {usage}");
+                ExitCode::from(2)
+            } else if let Some(deadlock) = err.downcast_ref::<DeadlockExit>() {
+                eprint!("{deadlock}");
+                ExitCode::from(3)
+            } else {
+                eprintln!("nocmsg: error: {err:#}");
+                ExitCode::from(1)
+            }
+        }
+    }
+}

@@ -18,6 +18,7 @@ pub mod config;
 pub mod network;
 mod router;
 pub mod routing;
+pub mod scenarios;
 pub mod stats;
 pub mod topology;
 pub mod traffic;

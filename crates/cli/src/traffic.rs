@@ -1,0 +1,298 @@
+//! `nocmsg traffic`: a latency/throughput sweep of synthetic traffic.
+
+use crate::args::{parse_nodes, parse_rate, MeshSize, RateRange};
+use crate::{classify, UsageError};
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use noc::{NetworkConfig, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Args, Debug, Clone)]
+pub struct TrafficArgs {
+    /// Router mesh, WxH.
+    #[arg(long, default_value = "8x8", value_name = "WxH")]
+    pub mesh: MeshSize,
+    /// Nodes attached to each router.
+    #[arg(long, default_value_t = 1)]
+    pub concentration: u32,
+    /// Independent physical networks; each node uses them in turn.
+    #[arg(long, default_value_t = 1)]
+    pub networks: u32,
+    /// uniform, transpose, bit-complement, bit-reverse, shuffle, tornado, neighbor or hotspot.
+    #[arg(long, default_value = "uniform")]
+    pub pattern: String,
+    /// Sweep of injection rates in flits/node/cycle, START:STOP:STEP (STOP included).
+    #[arg(long, value_name = "START:STOP:STEP", conflicts_with = "rate", required_unless_present = "rate")]
+    pub rates: Option<RateRange>,
+    /// A single injection rate in flits/node/cycle.
+    #[arg(long, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    #[arg(long, default_value_t = 1)]
+    pub packet_flits: u16,
+    /// Depth of each input VC buffer.
+    #[arg(long, default_value_t = 8)]
+    pub buffer_flits: u32,
+    #[arg(long, default_value_t = 1)]
+    pub vcs: u32,
+    /// Router pipeline: 1stage or 4stage.
+    #[arg(long, default_value = "4stage")]
+    pub router: RouterPipeline,
+    /// Routing function: xy or yx.
+    #[arg(long, default_value = "xy", value_parser = parse_routing)]
+    pub routing: Routing,
+    #[arg(long, default_value_t = 1)]
+    pub credit_delay: u32,
+    #[arg(long, default_value_t = 1)]
+    pub link_latency: u32,
+    /// Depth of each node's ejection queue (per VC).
+    #[arg(long, default_value_t = 16)]
+    pub eject_queue_flits: u32,
+    /// Nodes receiving the extra traffic of the hotspot pattern (default: the node nearest the mesh centre).
+    #[arg(long, value_parser = parse_nodes, value_name = "N,N,...")]
+    pub hotspot_nodes: Option<Vec<u32>>,
+    /// Fraction of packets sent to a hotspot node.
+    #[arg(long, default_value_t = 0.2)]
+    pub hotspot_fraction: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 2_000)]
+    pub warmup: u64,
+    #[arg(long, default_value_t = 10_000)]
+    pub measure: u64,
+    /// Longest drain phase before the point is declared saturated.
+    #[arg(long, default_value_t = 20_000)]
+    pub drain_limit: u64,
+    /// Source-queue flits per node beyond which the run stops early as saturated.
+    #[arg(long, default_value_t = 2_000)]
+    pub max_queue_flits: u64,
+    /// Cycles without any flit moving before the deadlock watchdog fires (0: never).
+    #[arg(long, default_value_t = 10_000)]
+    pub watchdog: u64,
+    /// Rates simulated in parallel (each is deterministic on its own).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Debug clocking: visit every router every cycle (identical results, slower).
+    #[arg(long)]
+    pub visit_all: bool,
+    /// Write all points as a JSON array.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write all points as CSV (simulated quantities only, so the file is byte-identical across runs).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Print nothing on stdout.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_routing(s: &str) -> Result<Routing, String> {
+    Routing::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
+        format!("unknown routing '{s}' (expected one of {})", names.join(", "))
+    })
+}
+
+/// One output row: the point and the settings that produced it, flat so pandas reads it directly.
+#[derive(Serialize)]
+struct Row<'a> {
+    mesh: String,
+    concentration: u32,
+    networks: u32,
+    pattern: &'a str,
+    router: &'a str,
+    routing: &'a str,
+    vcs: u32,
+    buffer_flits: u32,
+    packet_flits: u16,
+    seed: u64,
+    #[serde(flatten)]
+    point: &'a RatePoint,
+}
+
+impl TrafficArgs {
+    pub fn spec(&self) -> Result<TrafficSpec> {
+        let network = NetworkConfig {
+            width: self.mesh.width,
+            height: self.mesh.height,
+            concentration: self.concentration,
+            vcs: self.vcs,
+            buffer_depth_flits: self.buffer_flits,
+            credit_delay_cycles: self.credit_delay,
+            link_latency_cycles: self.link_latency,
+            pipeline: self.router,
+            routing: self.routing,
+            eject_queue_flits: self.eject_queue_flits,
+            watchdog_cycles: self.watchdog,
+        };
+        let mesh = network.mesh();
+        let hotspot = self.hotspot_nodes.clone().unwrap_or_else(|| {
+            let centre = mesh.router_at(mesh.width / 2, mesh.height / 2);
+            vec![centre.0 * mesh.concentration]
+        });
+        let pattern = Pattern::from_name(&self.pattern, hotspot, self.hotspot_fraction).map_err(classify)?;
+        let spec = TrafficSpec {
+            networks: self.networks,
+            packet_flits: self.packet_flits,
+            warmup_cycles: self.warmup,
+            measure_cycles: self.measure,
+            drain_limit_cycles: self.drain_limit,
+            max_queue_flits_per_node: self.max_queue_flits,
+            seed: self.seed,
+            visit_all: self.visit_all,
+            ..TrafficSpec::new(network, pattern)
+        };
+        spec.validate().map_err(classify)?;
+        Ok(spec)
+    }
+
+    pub fn rate_list(&self) -> Vec<f64> {
+        match (&self.rates, self.rate) {
+            (Some(r), _) => r.0.clone(),
+            (None, Some(r)) => vec![r],
+            (None, None) => unreachable!("clap requires --rates or --rate"),
+        }
+    }
+}
+
+/// Runs every rate, `jobs` at a time, and returns the points in rate order.
+pub fn sweep(spec: &TrafficSpec, rates: &[f64], jobs: usize) -> Result<Vec<RatePoint>> {
+    const TICKS: u64 = 1000;
+    let bar = ProgressBar::new(rates.len() as u64 * TICKS);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}% {msg}").expect("valid template"),
+    );
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<RatePoint, noc::TrafficError>>>> = Mutex::new((0..rates.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, rates.len().max(1)) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= rates.len() {
+                    break;
+                }
+                let mut done = 0u64;
+                let result = noc::run_rate(spec, rates[k], &mut |fraction| {
+                    let now = (fraction * TICKS as f64) as u64;
+                    if now > done {
+                        bar.inc(now - done);
+                        done = now;
+                    }
+                });
+                bar.inc(TICKS.saturating_sub(done));
+                bar.set_message(format!("rate {} done", rates[k]));
+                let failed = result.is_err();
+                results.lock().expect("no panics while holding the lock")[k] = Some(result);
+                if failed {
+                    next.store(rates.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut points = Vec::with_capacity(rates.len());
+    for r in results.into_inner().expect("threads finished") {
+        match r {
+            Some(Ok(p)) => points.push(p),
+            Some(Err(e)) => return Err(classify(e)),
+            None => {}
+        }
+    }
+    Ok(points)
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
+}
+
+pub fn run(args: TrafficArgs) -> Result<()> {
+    let spec = args.spec()?;
+    if args.jobs == 0 {
+        return Err(UsageError("--jobs must be at least 1".into()).into());
+    }
+    let rates = args.rate_list();
+    let points = sweep(&spec, &rates, args.jobs)?;
+    let mesh = format!("{}x{}", spec.network.width, spec.network.height);
+    let rows: Vec<Row> = points
+        .iter()
+        .map(|p| Row {
+            mesh: mesh.clone(),
+            concentration: spec.network.concentration,
+            networks: spec.networks,
+            pattern: spec.pattern.name(),
+            router: spec.network.pipeline.name(),
+            routing: spec.network.routing.name(),
+            vcs: spec.network.vcs,
+            buffer_flits: spec.network.buffer_depth_flits,
+            packet_flits: spec.packet_flits,
+            seed: spec.seed,
+            point: p,
+        })
+        .collect();
+    if let Some(path) = &args.json {
+        let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut w, &rows)?;
+        writeln!(w)?;
+    }
+    if let Some(path) = &args.csv {
+        write_csv(path, &rows)?;
+    }
+    if !args.quiet {
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "# {mesh} {} {} routing {}, {} VC x {} flits, {}-flit packets; zero-load latency {:.2} cycles",
+            spec.pattern.name(),
+            spec.network.pipeline,
+            spec.network.routing.name(),
+            spec.network.vcs,
+            spec.network.buffer_depth_flits,
+            spec.packet_flits,
+            points.first().map(|p| p.zero_load_latency).unwrap_or(f64::NAN)
+        )?;
+        writeln!(out, "{:>7} {:>8} {:>8} {:>9} {:>5} {:>5} {:>6} {:>9} {:>5}", "rate", "offered", "accepted", "avg_lat", "p50", "p99", "max", "net_lat", "sat")?;
+        for p in &points {
+            writeln!(
+                out,
+                "{:>7.4} {:>8.4} {:>8.4} {:>9} {:>5} {:>5} {:>6} {:>9} {:>5}",
+                p.rate,
+                p.offered_rate,
+                p.accepted_rate,
+                opt(p.avg_packet_latency.map(|v| format!("{v:.2}"))),
+                opt(p.p50_packet_latency),
+                opt(p.p99_packet_latency),
+                opt(p.max_packet_latency),
+                opt(p.avg_network_latency.map(|v| format!("{v:.2}"))),
+                if p.saturated { "yes" } else { "no" }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// CSV with every column of the JSON except `wall_seconds`, so equal runs give equal files.
+fn write_csv(path: &std::path::Path, rows: &[Row]) -> Result<()> {
+    let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut header_written = false;
+    for row in rows {
+        let value = serde_json::to_value(row)?;
+        let obj = value.as_object().expect("a row is an object");
+        let keys: Vec<&String> = obj.keys().filter(|k| k.as_str() != "wall_seconds").collect();
+        if !header_written {
+            w.write_record(keys.iter().map(|k| k.as_str()))?;
+            header_written = true;
+        }
+        w.write_record(keys.iter().map(|k| match &obj[k.as_str()] {
+            serde_json::Value::Null => String::new(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))?;
+    }
+    w.flush()?;
+    Ok(())
+}
