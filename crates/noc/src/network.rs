@@ -8,7 +8,7 @@
 //! change the result, which is what lets [`Network::step`] visit only routers that hold flits.
 
 use crate::config::{ConfigError, NetworkConfig};
-use crate::routing::RouteFn;
+use crate::routing::{RouteFn, RouteQuery};
 use crate::stats::{Delivery, LinkStats};
 use crate::topology::{Direction, Mesh, MESH_PORTS};
 use crate::types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
@@ -126,11 +126,45 @@ pub(crate) struct NodeState {
     pub active: bool,
 }
 
+/// Where a node is, resolved once so the hot path never divides.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeLoc {
+    pub router: u32,
+    pub port: u8,
+    pub x: u32,
+    pub y: u32,
+}
+
+/// Pipeline timing, derived once from the configuration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timing {
+    /// Cycles between a head flit's stages (RC -> VA -> SA) and between a body flit's write and its switch bid.
+    pub stage_gap: u64,
+    /// Cycles from winning the switch to leaving the input buffer.
+    pub traversal: u64,
+    /// Cycles from winning the switch to being visible in the next router's input buffer.
+    pub to_next_buffer: u64,
+    /// Cycles from winning the switch to being in the destination's ejection queue.
+    pub to_eject: u64,
+    pub credit_delay: u64,
+}
+
+/// Wraps a ring-buffer index without a division.
+#[inline]
+pub(crate) fn wrap(i: usize, len: usize) -> usize {
+    if i >= len {
+        i - len
+    } else {
+        i
+    }
+}
+
 /// A cycle-level model of one wormhole-switched mesh network with credit-based flow control.
 pub struct Network {
     pub(crate) cfg: NetworkConfig,
     pub(crate) mesh: Mesh,
     pub(crate) route: RouteFn,
+    pub(crate) timing: Timing,
     pub(crate) now: u64,
     pub(crate) ports: usize,
     pub(crate) vcs: usize,
@@ -151,6 +185,14 @@ pub struct Network {
     pub(crate) upstream_ovc: Vec<u32>,
     /// Per (router, mesh port): first input VC index of the neighbour's facing port, or u32::MAX at an edge.
     pub(crate) downstream_ivc: Vec<u32>,
+    /// Per (router, mesh port): the neighbour, or u32::MAX at an edge.
+    pub(crate) neighbor_router: Vec<u32>,
+    pub(crate) router_xy: Vec<(u32, u32)>,
+    pub(crate) node_loc: Vec<NodeLoc>,
+    /// Input port of each bit of a router's occupancy mask.
+    pub(crate) port_of_bit: [u8; 64],
+    /// Per router: the earliest cycle at which it may have something to do (routers are skipped until then).
+    pub(crate) wake_at: Vec<u64>,
     /// Round-robin pointers: VC allocation per output port, switch allocation per input and per output port.
     pub(crate) rr_va: Vec<u8>,
     pub(crate) rr_sa_in: Vec<u8>,
@@ -196,12 +238,14 @@ impl Network {
         let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
         let mut upstream_ovc = vec![0u32; routers * ports];
         let mut downstream_ivc = vec![u32::MAX; routers * MESH_PORTS];
+        let mut neighbor_router = vec![u32::MAX; routers * MESH_PORTS];
         for r in 0..routers {
             let rid = RouterId(r as u32);
             for dir in Direction::ALL {
                 if let Some(n) = mesh.neighbor(rid, dir) {
                     let facing = dir.opposite() as usize;
                     downstream_ivc[r * MESH_PORTS + dir as usize] = ((n.0 as usize * ports + facing) * vcs) as u32;
+                    neighbor_router[r * MESH_PORTS + dir as usize] = n.0;
                 }
             }
             for p in 0..ports {
@@ -223,8 +267,21 @@ impl Network {
                 }
             }
         }
+        let traversal = cfg.traversal_cycles();
+        let timing = Timing {
+            stage_gap: traversal,
+            traversal,
+            to_next_buffer: cfg.switch_to_next_buffer_cycles(),
+            to_eject: cfg.switch_to_eject_cycles(),
+            credit_delay: u64::from(cfg.credit_delay_cycles),
+        };
+        let mut port_of_bit = [0u8; 64];
+        for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
+            *port = (bit / vcs) as u8;
+        }
         let net = Network {
             route: cfg.routing.function(),
+            timing,
             mesh,
             now: 0,
             ports,
@@ -241,6 +298,17 @@ impl Network {
             inject_ovc_base,
             upstream_ovc,
             downstream_ivc,
+            neighbor_router,
+            router_xy: (0..routers as u32).map(|r| mesh.coords(RouterId(r))).collect(),
+            node_loc: (0..nodes as u32)
+                .map(|n| {
+                    let router = mesh.router_of(NodeId(n));
+                    let (x, y) = mesh.coords(router);
+                    NodeLoc { router: router.0, port: mesh.local_port(NodeId(n)).0, x, y }
+                })
+                .collect(),
+            port_of_bit,
+            wake_at: vec![0; routers],
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
             rr_sa_out: vec![0; routers * ports],
@@ -404,7 +472,9 @@ impl Network {
             let mut i = 0;
             while i < self.active_routers.len() {
                 let r = self.active_routers[i] as usize;
-                self.step_router(r, now);
+                if self.wake_at[r] <= now {
+                    self.step_router(r, now);
+                }
                 i += 1;
             }
             let (flits, active) = (&self.router_flits, &mut self.router_active);
@@ -458,7 +528,7 @@ impl Network {
         let ring = self.credit_ring;
         let vc = &mut self.ovc[o];
         while vc.pend_len > 0 && self.ovc_pending[o * ring + vc.pend_head as usize] <= now {
-            vc.pend_head = ((vc.pend_head as usize + 1) % ring) as u16;
+            vc.pend_head = wrap(vc.pend_head as usize + 1, ring) as u16;
             vc.pend_len -= 1;
             vc.credits += 1;
         }
@@ -470,9 +540,32 @@ impl Network {
     pub(crate) fn return_credit(&mut self, o: usize, at: u64) {
         let ring = self.credit_ring;
         let vc = &mut self.ovc[o];
-        let slot = (vc.pend_head as usize + vc.pend_len as usize) % ring;
+        let slot = wrap(vc.pend_head as usize + vc.pend_len as usize, ring);
         vc.pend_len += 1;
         self.ovc_pending[o * ring + slot] = at;
+    }
+
+    /// Sends a credit back to output VC `o` of router `r` and makes sure the router looks at it when it lands.
+    #[inline]
+    pub(crate) fn return_credit_to_router(&mut self, r: usize, o: usize, at: u64) {
+        self.return_credit(o, at);
+        self.wake(r, at);
+    }
+
+    /// Router `r` may have something to do at cycle `at`.
+    #[inline]
+    pub(crate) fn wake(&mut self, r: usize, at: u64) {
+        if at < self.wake_at[r] {
+            self.wake_at[r] = at;
+        }
+    }
+
+    /// The output port a head flit at router `r` bound for node `dst` takes.
+    #[inline]
+    pub(crate) fn route_port(&self, r: usize, dst: u32) -> u8 {
+        let (x, y) = self.router_xy[r];
+        let d = self.node_loc[dst as usize];
+        (self.route)(&self.mesh, &RouteQuery { x, y, dst_x: d.x, dst_y: d.y, dst_port: PortId(d.port) }).0
     }
 
     /// Appends a flit to input VC `i` of router `r`.
@@ -481,12 +574,15 @@ impl Network {
         let local = i - r * self.ports * self.vcs;
         let vc = &mut self.ivc[i];
         debug_assert!((vc.len as usize) < self.depth, "credit protocol let a buffer overflow");
-        let slot = (vc.head as usize + vc.len as usize) % self.depth;
+        let slot = wrap(vc.head as usize + vc.len as usize, self.depth);
         vc.len += 1;
         self.buf[i * self.depth + slot] = flit;
         self.occupied[r] |= 1 << local;
         self.router_flits[r] += 1;
         self.activate_router(r);
+        // Nothing can happen to a new flit before its arrival plus one stage gap (VC allocation of a head,
+        // the switch bid of a body flit).
+        self.wake(r, flit.arrival + self.timing.stage_gap);
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
@@ -516,10 +612,10 @@ impl Network {
                 // A new packet takes the first VC with a free slot, searching round-robin.
                 let start = self.nodes[n].inj_rr as usize;
                 let vcs = self.vcs;
-                let Some(v) = (0..vcs).map(|k| (start + k) % vcs).find(|&v| self.credits(base + v, now) > 0) else {
+                let Some(v) = (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| self.credits(base + v, now) > 0) else {
                     return;
                 };
-                self.nodes[n].inj_rr = ((v + 1) % self.vcs) as u8;
+                self.nodes[n].inj_rr = wrap(v + 1, self.vcs) as u8;
                 self.nodes[n].inj_vc = Some(v as u8);
                 self.nodes[n].inj_seq = 0;
                 self.packets[pid as usize].injected = now;
@@ -536,8 +632,8 @@ impl Network {
             flags |= TAIL;
         }
         self.ovc[base + vc as usize].credits -= 1;
-        let router = self.mesh.router_of(NodeId(n as u32)).0 as usize;
-        let port = self.mesh.local_port(NodeId(n as u32)).0 as usize;
+        let loc = self.node_loc[n];
+        let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
         self.push_input(router, i, Flit { arrival: now + 1, packet: pid, dst: rec.dst, seq, flags });
         self.flits_in_network += 1;
@@ -557,18 +653,18 @@ impl Network {
     fn drain_one(&mut self, n: usize) -> Option<EjectedFlit> {
         let now = self.now;
         let start = self.nodes[n].drain_rr as usize;
-        let v = (0..self.vcs).map(|k| (start + k) % self.vcs).find(|&v| {
+        let v = (0..self.vcs).map(|k| wrap(start + k, self.vcs)).find(|&v| {
             let q = n * self.vcs + v;
             self.ej_len[q] > 0 && self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival <= now
         })?;
         let q = n * self.vcs + v;
         let flit = self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize];
-        self.ej_head[q] = ((self.ej_head[q] as usize + 1) % self.eject_depth) as u16;
+        self.ej_head[q] = wrap(self.ej_head[q] as usize + 1, self.eject_depth) as u16;
         self.ej_len[q] -= 1;
-        self.nodes[n].drain_rr = ((v + 1) % self.vcs) as u8;
-        let router = self.mesh.router_of(NodeId(n as u32)).0 as usize;
-        let port = self.mesh.local_port(NodeId(n as u32)).0 as usize;
-        self.return_credit((router * self.ports + port) * self.vcs + v, now + u64::from(self.cfg.credit_delay_cycles));
+        self.nodes[n].drain_rr = wrap(v + 1, self.vcs) as u8;
+        let loc = self.node_loc[n];
+        let (router, port) = (loc.router as usize, loc.port as usize);
+        self.return_credit_to_router(router, (router * self.ports + port) * self.vcs + v, now + self.timing.credit_delay);
         self.flits_in_network -= 1;
         self.flits_drained += 1;
         self.last_progress = now;

@@ -2,7 +2,8 @@
 //! in one cycle.
 //!
 //! Stages are gated by cycle stamps rather than pipeline registers: an input VC records the cycle from which its
-//! next stage may run (`ready_at`), and a flit records the cycle it arrived. With the `4stage` pipeline a head flit
+//! next stage may run (`ready_at`; for an idle VC, the cycle after its last tail left), and a flit records the cycle
+//! it arrived. With the `4stage` pipeline a head flit
 //! arriving in cycle `a` does route computation in `a`, VC allocation from `a + 1`, switch allocation from `a + 2`,
 //! switch traversal in the cycle after it wins, then spends a cycle on the link; a body flit may bid for the switch
 //! from the cycle after it was written. With `1stage` everything happens in the arrival cycle. Within one cycle the
@@ -13,10 +14,9 @@
 //! requesters in round-robin order; switch allocation first picks one VC per input port, then one input per output
 //! port, and moves a pointer only when its choice is granted.
 
-use crate::config::{RouterPipeline, MAX_CONCENTRATION};
-use crate::network::{Flit, Network, VcState, NO_OWNER};
+use crate::config::MAX_CONCENTRATION;
+use crate::network::{wrap, Flit, Network, VcState, NO_OWNER};
 use crate::topology::MESH_PORTS;
-use crate::types::{NodeId, RouterId};
 
 pub(crate) const MAX_PORTS: usize = MESH_PORTS + MAX_CONCENTRATION as usize;
 
@@ -33,24 +33,17 @@ pub(crate) fn round_robin_pick(mask: u64, start: u32) -> u32 {
 }
 
 impl Network {
-    /// Cycles between pipeline stages of a head flit (route -> VC allocation -> switch allocation), and between a
-    /// body flit's buffer write and its switch bid.
-    #[inline]
-    fn stage_gap(&self) -> u64 {
-        match self.cfg.pipeline {
-            RouterPipeline::OneStage => 0,
-            RouterPipeline::FourStage => 1,
-        }
-    }
-
     pub(crate) fn step_router(&mut self, r: usize, now: u64) {
         let mut occ = self.occupied[r];
+        // Earliest cycle something may happen here next; lowered by every pending event found below.
+        let mut next = u64::MAX;
         if occ == 0 {
+            self.wake_at[r] = next;
             return;
         }
         let (ports, vcs, depth) = (self.ports, self.vcs, self.depth);
         let base = r * ports * vcs;
-        let gap = self.stage_gap();
+        let gap = self.timing.stage_gap;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
@@ -63,32 +56,48 @@ impl Network {
             let vc = self.ivc[i];
             let flit = self.buf[i * depth + vc.head as usize];
             if flit.arrival > now {
+                next = next.min(flit.arrival);
                 continue;
             }
             match vc.state {
                 VcState::Idle => {
+                    // Route computation ran in the cycle the head reached the front (its arrival, or the cycle after
+                    // the previous tail left); it has no contention, so it is evaluated here, when VC allocation
+                    // is due, saving a visit.
                     debug_assert!(flit.is_head(), "an idle VC must start with a head flit");
-                    let out = (self.route)(&self.mesh, RouterId(r as u32), NodeId(flit.dst)).0;
-                    let ready = now + gap;
+                    let va_at = flit.arrival.max(vc.ready_at) + gap;
+                    if va_at > now {
+                        next = next.min(va_at);
+                        continue;
+                    }
+                    let out = self.route_port(r, flit.dst);
                     let v = &mut self.ivc[i];
                     v.state = VcState::Routed;
                     v.out_port = out;
-                    v.ready_at = ready;
-                    if ready <= now {
-                        va_req[out as usize] |= 1 << local;
-                        va_ports |= 1 << out;
-                    }
+                    v.ready_at = va_at;
+                    va_req[out as usize] |= 1 << local;
+                    va_ports |= 1 << out;
                 }
                 VcState::Routed => {
                     if vc.ready_at <= now {
                         va_req[vc.out_port as usize] |= 1 << local;
                         va_ports |= 1 << vc.out_port;
+                    } else {
+                        next = next.min(vc.ready_at);
                     }
                 }
                 VcState::Active => {
                     let ready = if flit.is_head() { vc.ready_at } else { flit.arrival + gap };
-                    if ready <= now && self.credits(base + vc.out_port as usize * vcs + vc.out_vc as usize, now) > 0 {
-                        sa_req |= 1 << local;
+                    if ready > now {
+                        next = next.min(ready);
+                    } else {
+                        let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
+                        if self.credits(o, now) > 0 {
+                            sa_req |= 1 << local;
+                        } else {
+                            // Blocked on flow control: the returning credit wakes this router.
+                            next = next.min(self.next_credit(o));
+                        }
                     }
                 }
             }
@@ -118,44 +127,77 @@ impl Network {
                 v.state = VcState::Active;
                 v.out_vc = ov as u8;
                 v.ready_at = now + gap;
-                if gap == 0 && self.credits(ob + ov, now) > 0 {
+                if gap > 0 {
+                    next = next.min(now + gap);
+                } else if self.credits(ob + ov, now) > 0 {
                     sa_req |= 1 << pick;
+                } else {
+                    next = next.min(self.next_credit(ob + ov));
                 }
                 last = Some(pick);
             }
             if let Some(pick) = last {
-                self.rr_va[r * ports + o] = ((pick + 1) % (ports * vcs)) as u8;
+                self.rr_va[r * ports + o] = wrap(pick + 1, ports * vcs) as u8;
+            }
+            if pending != 0 {
+                // Lost VC allocation: try again next cycle.
+                next = next.min(now + 1);
             }
         }
 
-        if sa_req == 0 {
-            return;
+        if sa_req != 0 {
+            // Switch allocation, input stage: one VC per input port.
+            let vc_mask = (1u64 << vcs) - 1;
+            let mut chosen = [0u8; MAX_PORTS];
+            let mut out_req = [0u64; MAX_PORTS];
+            let mut out_ports = 0u32;
+            let mut req = sa_req;
+            while req != 0 {
+                let p = self.port_of_bit[req.trailing_zeros() as usize] as usize;
+                let port_bits = (req >> (p * vcs)) & vc_mask;
+                req &= !(vc_mask << (p * vcs));
+                let v = if vcs == 1 { 0 } else { round_robin_pick(port_bits, u32::from(self.rr_sa_in[r * ports + p])) as usize };
+                chosen[p] = v as u8;
+                let o = self.ivc[base + p * vcs + v].out_port as usize;
+                out_req[o] |= 1 << p;
+                out_ports |= 1 << o;
+            }
+            // Output stage: one input per output port; the winners traverse.
+            while out_ports != 0 {
+                let o = out_ports.trailing_zeros() as usize;
+                out_ports &= out_ports - 1;
+                let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
+                self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
+                let v = chosen[p] as usize;
+                self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+                self.traverse(r, p, v, now);
+                sa_req &= !(1 << (p * vcs + v));
+                let i = base + p * vcs + v;
+                let vc = self.ivc[i];
+                if vc.len > 0 {
+                    // The flit now at the front: a head starts over with route computation from the next cycle,
+                    // a body flit bids for the switch from the next cycle at the earliest.
+                    let flit = self.buf[i * depth + vc.head as usize];
+                    let at = if vc.state == VcState::Idle { flit.arrival.max(vc.ready_at) + gap } else { (flit.arrival + gap).max(now + 1) };
+                    next = next.min(at);
+                }
+            }
+            if sa_req != 0 {
+                // Bids that lost go again next cycle.
+                next = next.min(now + 1);
+            }
         }
-        // Switch allocation, input stage: one VC per input port.
-        let vc_mask = (1u64 << vcs) - 1;
-        let mut chosen = [0u8; MAX_PORTS];
-        let mut out_req = [0u64; MAX_PORTS];
-        let mut out_ports = 0u32;
-        let mut req = sa_req;
-        while req != 0 {
-            let p = req.trailing_zeros() as usize / vcs;
-            let port_bits = (req >> (p * vcs)) & vc_mask;
-            req &= !(vc_mask << (p * vcs));
-            let v = if vcs == 1 { 0 } else { round_robin_pick(port_bits, u32::from(self.rr_sa_in[r * ports + p])) as usize };
-            chosen[p] = v as u8;
-            let o = self.ivc[base + p * vcs + v].out_port as usize;
-            out_req[o] |= 1 << p;
-            out_ports |= 1 << o;
-        }
-        // Output stage: one input per output port; the winners traverse.
-        while out_ports != 0 {
-            let o = out_ports.trailing_zeros() as usize;
-            out_ports &= out_ports - 1;
-            let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
-            self.rr_sa_out[r * ports + o] = ((p + 1) % ports) as u8;
-            let v = chosen[p] as usize;
-            self.rr_sa_in[r * ports + p] = ((v + 1) % vcs) as u8;
-            self.traverse(r, p, v, now);
+        self.wake_at[r] = next;
+    }
+
+    /// When the next credit in flight on output VC `o` lands (`u64::MAX` if none is in flight).
+    #[inline]
+    fn next_credit(&self, o: usize) -> u64 {
+        let vc = self.ovc[o];
+        if vc.pend_len == 0 {
+            u64::MAX
+        } else {
+            self.ovc_pending[o * self.credit_ring + vc.pend_head as usize]
         }
     }
 
@@ -166,35 +208,42 @@ impl Network {
         let i = base + p * vcs + v;
         let vc = &mut self.ivc[i];
         let flit = self.buf[i * depth + vc.head as usize];
-        vc.head = ((vc.head as usize + 1) % depth) as u16;
+        vc.head = wrap(vc.head as usize + 1, depth) as u16;
         vc.len -= 1;
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
         let o = base + out_port * vcs + out_vc;
         if flit.is_tail() {
             vc.state = VcState::Idle;
+            // The next packet's head may start route computation from the next cycle.
+            vc.ready_at = now + 1;
             self.ovc[o].owner = NO_OWNER;
         }
         if vc.len == 0 {
             self.occupied[r] &= !(1 << (p * vcs + v));
         }
         self.router_flits[r] -= 1;
-        let traversal = self.cfg.traversal_cycles();
-        let up = self.upstream_ovc[r * ports + p] as usize;
-        self.return_credit(up + v, now + traversal + u64::from(self.cfg.credit_delay_cycles));
+        let credit_at = now + self.timing.traversal + self.timing.credit_delay;
+        let up = self.upstream_ovc[r * ports + p] as usize + v;
+        if p < MESH_PORTS {
+            let up_router = self.neighbor_router[r * MESH_PORTS + p] as usize;
+            self.return_credit_to_router(up_router, up, credit_at);
+        } else {
+            self.return_credit(up, credit_at);
+        }
         self.ovc[o].credits -= 1;
         self.links.flits[r * ports + out_port] += 1;
         self.last_progress = now;
         if out_port < MESH_PORTS {
             let d = self.downstream_ivc[r * MESH_PORTS + out_port] as usize + out_vc;
-            let next = d / (ports * vcs);
-            let arrival = now + self.cfg.switch_to_next_buffer_cycles();
+            let next = self.neighbor_router[r * MESH_PORTS + out_port] as usize;
+            let arrival = now + self.timing.to_next_buffer;
             self.push_input(next, d, Flit { arrival, ..flit });
         } else {
             let node = r * self.mesh.concentration as usize + (out_port - MESH_PORTS);
             let q = node * vcs + out_vc;
-            let arrival = now + self.cfg.switch_to_eject_cycles();
-            let slot = (self.ej_head[q] as usize + self.ej_len[q] as usize) % self.eject_depth;
+            let arrival = now + self.timing.to_eject;
             debug_assert!((self.ej_len[q] as usize) < self.eject_depth, "ejection queue overflow");
+            let slot = wrap(self.ej_head[q] as usize + self.ej_len[q] as usize, self.eject_depth);
             self.ej_len[q] += 1;
             self.ej_buf[q * self.eject_depth + slot] = Flit { arrival, ..flit };
             if flit.is_tail() {

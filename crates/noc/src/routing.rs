@@ -1,13 +1,34 @@
 //! Routing functions, chosen by name from a table.
 //!
-//! A routing function maps (mesh, current router, destination node) to the output port a head flit takes. Adding a
-//! deterministic function is one function here and one row in [`ROUTING_FUNCTIONS`].
+//! A routing function maps (mesh, current router, destination) to the output port a head flit takes. The query
+//! carries coordinates already resolved (the simulator keeps them in tables), so a routing function does no
+//! division in the hot path. Adding a deterministic function is one function here and one row in
+//! [`ROUTING_FUNCTIONS`].
 
 use crate::topology::{Direction, Mesh};
 use crate::types::{NodeId, PortId, RouterId};
 
+/// Where a head flit is and where it is going.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteQuery {
+    pub x: u32,
+    pub y: u32,
+    pub dst_x: u32,
+    pub dst_y: u32,
+    /// The local port of the destination node on its router.
+    pub dst_port: PortId,
+}
+
+impl RouteQuery {
+    pub fn new(mesh: &Mesh, here: RouterId, dst: NodeId) -> RouteQuery {
+        let (x, y) = mesh.coords(here);
+        let (dst_x, dst_y) = mesh.coords(mesh.router_of(dst));
+        RouteQuery { x, y, dst_x, dst_y, dst_port: mesh.local_port(dst) }
+    }
+}
+
 /// Signature of a deterministic routing function.
-pub type RouteFn = fn(&Mesh, RouterId, NodeId) -> PortId;
+pub type RouteFn = fn(&Mesh, &RouteQuery) -> PortId;
 
 /// Which routing function a network uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -52,21 +73,17 @@ fn step_y(cy: u32, dy: u32) -> Option<Direction> {
     }
 }
 
-fn route_xy(mesh: &Mesh, here: RouterId, dst: NodeId) -> PortId {
-    let (cx, cy) = mesh.coords(here);
-    let (dx, dy) = mesh.coords(mesh.router_of(dst));
-    match step_x(cx, dx).or_else(|| step_y(cy, dy)) {
+fn route_xy(_: &Mesh, q: &RouteQuery) -> PortId {
+    match step_x(q.x, q.dst_x).or_else(|| step_y(q.y, q.dst_y)) {
         Some(dir) => dir.port(),
-        None => mesh.local_port(dst),
+        None => q.dst_port,
     }
 }
 
-fn route_yx(mesh: &Mesh, here: RouterId, dst: NodeId) -> PortId {
-    let (cx, cy) = mesh.coords(here);
-    let (dx, dy) = mesh.coords(mesh.router_of(dst));
-    match step_y(cy, dy).or_else(|| step_x(cx, dx)) {
+fn route_yx(_: &Mesh, q: &RouteQuery) -> PortId {
+    match step_y(q.y, q.dst_y).or_else(|| step_x(q.x, q.dst_x)) {
         Some(dir) => dir.port(),
-        None => mesh.local_port(dst),
+        None => q.dst_port,
     }
 }
 
@@ -80,7 +97,7 @@ mod tests {
         let mut here = mesh.router_of(src);
         let mut path = vec![here];
         loop {
-            let port = route(mesh, here, dst);
+            let port = route(mesh, &RouteQuery::new(mesh, here, dst));
             match Direction::from_port(port) {
                 Some(dir) => {
                     here = mesh.neighbor(here, dir).expect("routing must not leave the mesh");
