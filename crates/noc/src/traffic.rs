@@ -252,6 +252,9 @@ pub struct RatePoint {
     pub p99_network_latency: Option<u64>,
     /// Analytic zero-load latency for this pattern (what the average approaches as the rate goes to 0).
     pub zero_load_latency: f64,
+    /// Mean analytic zero-load latency of the measured packets themselves; `avg_packet_latency` minus this is the
+    /// average delay due to contention and queueing.
+    pub avg_zero_load_latency_measured: Option<f64>,
     pub packets_measured: u64,
     pub packets_measured_delivered: u64,
     pub saturated: bool,
@@ -307,6 +310,7 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
     let mut links_at_start: Vec<Vec<u64>> = Vec::new();
     let mut links_at_end: Vec<Vec<u64>> = Vec::new();
     let mut overflowed = false;
+    let mut zero_load_sum = 0u64;
     let flits = u64::from(spec.packet_flits);
     let mut now = 0u64;
     loop {
@@ -348,6 +352,8 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
             for d in net.take_delivered() {
                 if d.tag == MEASURED {
                     delivered_measured += 1;
+                    let routers = u64::from(mesh.hops(mesh.router_of(d.src), mesh.router_of(d.dst))) + 1;
+                    zero_load_sum += spec.network.zero_load_latency(routers, u64::from(d.flits));
                     packet_latency.record(d.packet_latency());
                     network_latency.record(d.network_latency());
                 }
@@ -388,6 +394,7 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
         avg_network_latency: network_latency.mean(),
         p99_network_latency: network_latency.quantile(0.99),
         zero_load_latency: spec.pattern.mean_zero_load_latency(&spec.network, spec.packet_flits)?,
+        avg_zero_load_latency_measured: (delivered_measured > 0).then(|| zero_load_sum as f64 / delivered_measured as f64),
         packets_measured: measured,
         packets_measured_delivered: delivered_measured,
         saturated,

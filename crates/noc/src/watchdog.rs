@@ -45,7 +45,7 @@ pub struct BlockedResource {
     pub port: Option<String>,
     pub vc: Option<u8>,
     pub node: Option<u32>,
-    /// Flits held, and the buffer's capacity.
+    /// Flits held, and the buffer's capacity (for an injection port: flits still to send, capacity 0).
     pub flits: u32,
     pub capacity: u32,
     /// Packets with flits in the resource (or, for an injection port, the packet being injected).
@@ -83,7 +83,11 @@ impl fmt::Display for BlockedResource {
             "ejection_queue" => write!(f, "node {} ejection queue vc {}", self.node.unwrap_or(0), self.vc.unwrap_or(0))?,
             _ => write!(f, "node {} injection", self.node.unwrap_or(0))?,
         }
-        write!(f, " [{}/{} flits", self.flits, self.capacity)?;
+        if self.kind == "injection" {
+            write!(f, " [{} flits left to send", self.flits)?;
+        } else {
+            write!(f, " [{}/{} flits", self.flits, self.capacity)?;
+        }
         for p in &self.packets {
             write!(f, "; packet {} {}->{} ({} flits)", p.id, p.src, p.dst, p.flits)?;
         }
