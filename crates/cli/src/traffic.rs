@@ -27,10 +27,10 @@ pub struct TrafficArgs {
     #[arg(long, default_value = "uniform")]
     pub pattern: String,
     /// Sweep of injection rates in flits/node/cycle, START:STOP:STEP (STOP included).
-    #[arg(long, value_name = "START:STOP:STEP", conflicts_with = "rate", required_unless_present = "rate")]
+    #[arg(long, value_name = "START:STOP:STEP", conflicts_with = "rate", required_unless_present = "rate", allow_hyphen_values = true)]
     pub rates: Option<RateRange>,
     /// A single injection rate in flits/node/cycle.
-    #[arg(long, value_parser = parse_rate)]
+    #[arg(long, value_parser = parse_rate, allow_hyphen_values = true)]
     pub rate: Option<f64>,
     #[arg(long, default_value_t = 1)]
     pub packet_flits: u16,

@@ -1,0 +1,133 @@
+//! Runs the real `nocmsg` binary in a temporary directory.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn nocmsg(args: &[&str], dir: &std::path::Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(dir).output().expect("nocmsg runs")
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nocmsg-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn show(out: &Output) -> String {
+    format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn the_issue_command_line_writes_json_and_csv() {
+    let dir = tempdir("contract");
+    let out = nocmsg(
+        &[
+            "traffic", "--mesh", "8x8", "--pattern", "uniform", "--rates", "0.05:0.25:0.1", "--packet-flits", "1",
+            "--buffer-flits", "8", "--vcs", "1", "--router", "4stage", "--routing", "xy", "--seed", "1", "--measure",
+            "3000", "--json", "out.json", "--csv", "out.csv",
+        ],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap();
+    let points = json.as_array().expect("one object per rate");
+    assert_eq!(points.len(), 3);
+    for key in [
+        "offered_rate",
+        "accepted_rate",
+        "avg_packet_latency",
+        "avg_network_latency",
+        "p99_packet_latency",
+        "max_packet_latency",
+        "saturated",
+        "simulated_cycles",
+        "wall_seconds",
+    ] {
+        assert!(points.iter().all(|p| p.get(key).is_some()), "key {key} missing");
+    }
+    assert_eq!(points[0]["saturated"], false);
+    assert_eq!(points[2]["saturated"], true, "0.25 is past saturation for 1-VC 4stage routers");
+    let csv = std::fs::read_to_string(dir.join("out.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.starts_with("mesh,concentration,"), "{csv}");
+    assert!(!csv.contains("wall_seconds"));
+    assert!(text(&out.stdout).contains("zero-load latency 32.25"), "{}", show(&out));
+}
+
+#[test]
+fn same_seed_gives_a_byte_identical_csv_also_with_debug_clocking_and_parallel_jobs() {
+    let dir = tempdir("determinism");
+    let args = ["traffic", "--mesh", "4x4", "--rates", "0.1:0.4:0.1", "--measure", "2000", "--pattern", "transpose", "-q"];
+    let run = |extra: &[&str], csv: &str| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend_from_slice(extra);
+        all.extend_from_slice(&["--csv", csv]);
+        let out = nocmsg(&all, &dir);
+        assert!(out.status.success(), "{}", show(&out));
+        std::fs::read(dir.join(csv)).unwrap()
+    };
+    let a = run(&[], "a.csv");
+    assert_eq!(a, run(&[], "b.csv"));
+    assert_eq!(a, run(&["--visit-all"], "c.csv"));
+    assert_eq!(a, run(&["--jobs", "2"], "d.csv"));
+    assert_ne!(a, run(&["--seed", "7"], "e.csv"));
+}
+
+#[test]
+fn bad_arguments_get_one_error_line_and_exit_code_2() {
+    let dir = tempdir("errors");
+    let cases: &[(&[&str], &str)] = &[
+        (&["traffic", "--rate", "0.1", "--pattern", "zigzag"], "zigzag"),
+        (&["traffic", "--rate", "0.1", "--mesh", "0x8"], "at least 1"),
+        (&["traffic", "--rate", "1.5"], "outside [0, 1]"),
+        (&["traffic", "--rate", "-0.5"], "outside [0, 1]"),
+        (&["traffic", "--rates", "0.1:0.5"], "START:STOP:STEP"),
+        (&["traffic", "--rates", "0.5:0.1:0.1"], "below start"),
+        (&["traffic", "--rates", "0.1:0.5:0"], "positive"),
+        (&["traffic", "--rate", "0.1", "--router", "3stage"], "3stage"),
+        (&["traffic", "--rate", "0.1", "--routing", "west-first"], "west-first"),
+        (&["traffic", "--rate", "0.1", "--vcs", "0"], "vcs"),
+        (&["traffic", "--rate", "0.1", "--mesh", "6x4", "--pattern", "transpose"], "square"),
+        (&["traffic", "--rate", "0.1", "--mesh", "3x3", "--pattern", "shuffle"], "power-of-two"),
+        (&["traffic"], "--rate"),
+        (&["traffic", "--rate", "0.1", "--rates", "0.1:0.2:0.1"], "cannot be used"),
+        (&["deadlock-demo", "--b", "9"], "--b 9"),
+    ];
+    for (args, needle) in cases {
+        let out = nocmsg(args, &dir);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: want one line\n{}", show(&out));
+        assert!(err.contains(needle), "{args:?}: want '{needle}'\n{}", show(&out));
+        assert!(out.stdout.is_empty(), "{args:?}\n{}", show(&out));
+    }
+}
+
+#[test]
+fn deadlock_demo_reports_the_cycle_and_exits_3() {
+    let dir = tempdir("deadlock");
+    let out = nocmsg(&["deadlock-demo", "--json", "report.json"], &dir);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = text(&out.stderr);
+    assert!(err.contains("cycle of blocked channels"), "{}", show(&out));
+    assert!(err.contains("router 0 (0,0) input east vc 0"), "{}", show(&out));
+    assert!(err.contains("packet 1 1->0"), "{}", show(&out));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["wait_cycle"].as_array().unwrap().len(), 8);
+    let ok = nocmsg(&["deadlock-demo", "--always-drain"], &dir);
+    assert!(ok.status.success(), "{}", show(&ok));
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let out = nocmsg(&["--help"], &std::env::temp_dir());
+    assert!(out.status.success());
+    for cmd in ["traffic", "deadlock-demo", "bench"] {
+        assert!(text(&out.stdout).contains(cmd), "{}", show(&out));
+    }
+}
