@@ -1,0 +1,25 @@
+"""Command-line entry: ``python -m experiments NAME [options]``."""
+
+import argparse
+import sys
+
+from . import noc_load
+
+EXPERIMENTS = {
+    "noc-load": noc_load,
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m experiments", description=__doc__)
+    parser.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment to run")
+    parser.add_argument("--quick", action="store_true", help="a short version (for the demo and tests)")
+    parser.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    args = parser.parse_args(argv)
+    module = EXPERIMENTS[args.name]
+    module.run(out_dir=args.out or f"results/{args.name}", quick=args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

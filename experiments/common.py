@@ -1,0 +1,39 @@
+"""Helpers shared by experiments: finding the simulator, running it, and recording provenance."""
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def nocmsg_binary():
+    """The simulator to run: $NOCMSG, or the release build in this repository."""
+    path = Path(os.environ.get("NOCMSG", REPO / "target" / "release" / "nocmsg"))
+    if not path.exists():
+        raise SystemExit(f"nocmsg binary not found at {path}; run `make build` first or set NOCMSG")
+    return path
+
+
+def git_revision():
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_traffic(args):
+    """Runs ``nocmsg traffic ARGS --json F`` and returns (the points as a list of dicts, the command line)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "points.json"
+        cmd = [str(nocmsg_binary()), "traffic", *args, "--json", str(out), "--quiet"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{shlex.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
+        with open(out) as f:
+            return json.load(f), shlex.join(["nocmsg", "traffic", *args])
