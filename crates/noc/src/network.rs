@@ -124,6 +124,8 @@ pub(crate) struct NodeState {
     pub drain_rr: u8,
     pub drain: Option<DrainPolicy>,
     pub active: bool,
+    /// The earliest cycle at which the node may have something to do (nodes are skipped until then).
+    pub wake_at: u64,
 }
 
 /// Where a node is, resolved once so the hot path never divides.
@@ -360,6 +362,7 @@ impl Network {
     pub fn set_drain(&mut self, node: NodeId, policy: DrainPolicy) {
         self.nodes[node.0 as usize].drain = Some(policy);
         self.activate_node(node.0 as usize);
+        self.wake_node(node.0 as usize, self.now);
     }
 
     pub fn drain_policy(&self, node: NodeId) -> DrainPolicy {
@@ -397,6 +400,7 @@ impl Network {
         node.source.push_back(id);
         node.queued_flits += u64::from(flits);
         self.activate_node(src.0 as usize);
+        self.wake_node(src.0 as usize, self.now);
         PacketId(id)
     }
 
@@ -466,7 +470,9 @@ impl Network {
             let mut i = 0;
             while i < self.active_nodes.len() {
                 let n = self.active_nodes[i] as usize;
-                self.step_node(n, now);
+                if self.nodes[n].wake_at <= now {
+                    self.step_node(n, now);
+                }
                 i += 1;
             }
             let mut i = 0;
@@ -512,6 +518,15 @@ impl Network {
         if !self.router_active[r] {
             self.router_active[r] = true;
             self.active_routers.push(r as u32);
+        }
+    }
+
+    /// Node `n` may have something to do at cycle `at`.
+    #[inline]
+    pub(crate) fn wake_node(&mut self, n: usize, at: u64) {
+        let node = &mut self.nodes[n];
+        if at < node.wake_at {
+            node.wake_at = at;
         }
     }
 
@@ -596,6 +611,17 @@ impl Network {
             self.drain_one(n);
         }
         self.inject_one(n, now);
+        // Next visit: every cycle while there is something to send (a credit may have come back), and when the
+        // next flit reaches an ejection queue this node drains itself.
+        let mut next = if self.nodes[n].source.is_empty() { u64::MAX } else { now + 1 };
+        if matches!(policy, DrainPolicy::Auto | DrainPolicy::WhenSourceIdle) {
+            for q in n * self.vcs..(n + 1) * self.vcs {
+                if self.ej_len[q] > 0 {
+                    next = next.min(self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival.max(now + 1));
+                }
+            }
+        }
+        self.nodes[n].wake_at = next;
     }
 
     fn inject_one(&mut self, n: usize, now: u64) {

@@ -250,6 +250,7 @@ impl Network {
                 self.packets[flit.packet as usize].ejected = arrival;
             }
             self.activate_node(node);
+            self.wake_node(node, arrival);
         }
     }
 }
