@@ -463,8 +463,9 @@ impl Network {
             for n in 0..self.nodes.len() {
                 self.step_node(n, now);
             }
+            let step_router = self.router_step_fn();
             for r in 0..self.router_flits.len() {
-                self.step_router(r, now);
+                step_router(self, r, now);
             }
         } else {
             let mut i = 0;
@@ -475,11 +476,12 @@ impl Network {
                 }
                 i += 1;
             }
+            let step_router = self.router_step_fn();
             let mut i = 0;
             while i < self.active_routers.len() {
                 let r = self.active_routers[i] as usize;
                 if self.wake_at[r] <= now {
-                    self.step_router(r, now);
+                    step_router(self, r, now);
                 }
                 i += 1;
             }

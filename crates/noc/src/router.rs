@@ -32,8 +32,22 @@ pub(crate) fn round_robin_pick(mask: u64, start: u32) -> u32 {
     }
 }
 
+/// A router step specialised for one configuration class (chosen once per network).
+pub(crate) type StepRouterFn = fn(&mut Network, usize, u64);
+
 impl Network {
-    pub(crate) fn step_router(&mut self, r: usize, now: u64) {
+    /// The router step for this configuration: the one-VC and pipeline cases are compiled separately so the hot
+    /// loop has constant VC counts and stage gaps.
+    pub(crate) fn router_step_fn(&self) -> StepRouterFn {
+        match (self.vcs == 1, self.timing.stage_gap) {
+            (true, 1) => Network::step_router_impl::<true, 1>,
+            (true, _) => Network::step_router_impl::<true, 0>,
+            (false, 1) => Network::step_router_impl::<false, 1>,
+            (false, _) => Network::step_router_impl::<false, 0>,
+        }
+    }
+
+    fn step_router_impl<const ONE_VC: bool, const GAP: u64>(&mut self, r: usize, now: u64) {
         let mut occ = self.occupied[r];
         // Earliest cycle something may happen here next; lowered by every pending event found below.
         let mut next = u64::MAX;
@@ -41,9 +55,11 @@ impl Network {
             self.wake_at[r] = next;
             return;
         }
-        let (ports, vcs, depth) = (self.ports, self.vcs, self.depth);
+        let (ports, depth) = (self.ports, self.depth);
+        let vcs = if ONE_VC { 1 } else { self.vcs };
         let base = r * ports * vcs;
-        let gap = self.timing.stage_gap;
+        let gap = GAP;
+        debug_assert_eq!(gap, self.timing.stage_gap);
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
