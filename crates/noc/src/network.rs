@@ -16,6 +16,10 @@ use crate::watchdog::{self, DeadlockReport};
 use std::collections::VecDeque;
 
 pub(crate) const NO_OWNER: u16 = u16::MAX;
+/// Route-table entry: the destination router is this one; leave through the destination's local port.
+const ARRIVED: u8 = u8::MAX;
+/// Largest mesh whose routing decisions are tabulated (1 MiB of table); larger meshes call the function.
+const ROUTE_TABLE_MAX_ROUTERS: usize = 1024;
 pub(crate) const HEAD: u8 = 1;
 pub(crate) const TAIL: u8 = 2;
 
@@ -195,6 +199,9 @@ pub struct Network {
     pub(crate) port_of_bit: [u8; 64],
     /// Per router: the earliest cycle at which it may have something to do (routers are skipped until then).
     pub(crate) wake_at: Vec<u64>,
+    /// Routing decisions precomputed for meshes up to [`ROUTE_TABLE_MAX_ROUTERS`] routers:
+    /// `route_table[here * routers + destination router]` is the output mesh port, or [`ARRIVED`].
+    pub(crate) route_table: Vec<u8>,
     /// Round-robin pointers: VC allocation per output port, switch allocation per input and per output port.
     pub(crate) rr_va: Vec<u8>,
     pub(crate) rr_sa_in: Vec<u8>,
@@ -311,6 +318,7 @@ impl Network {
                 .collect(),
             port_of_bit,
             wake_at: vec![0; routers],
+            route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
             rr_sa_out: vec![0; routers * ports],
@@ -332,6 +340,22 @@ impl Network {
             last_progress: 0,
             cfg,
         };
+        let mut net = net;
+        if routers <= ROUTE_TABLE_MAX_ROUTERS {
+            // Ask the routing function once per (router, destination router); the hot path then looks decisions
+            // up without branching on coordinates.
+            let mut table = vec![ARRIVED; routers * routers];
+            for here in 0..routers {
+                for dst in 0..routers {
+                    let node = (dst as u32) * mesh.concentration;
+                    let port = net.route_port_uncached(here, node);
+                    if (port as usize) < MESH_PORTS {
+                        table[here * routers + dst] = port;
+                    }
+                }
+            }
+            net.route_table = table;
+        }
         Ok(net)
     }
 
@@ -580,6 +604,19 @@ impl Network {
     /// The output port a head flit at router `r` bound for node `dst` takes.
     #[inline]
     pub(crate) fn route_port(&self, r: usize, dst: u32) -> u8 {
+        let d = self.node_loc[dst as usize];
+        if self.route_table.is_empty() {
+            return self.route_port_uncached(r, dst);
+        }
+        let port = self.route_table[r * self.router_flits.len() + d.router as usize];
+        if port == ARRIVED {
+            d.port
+        } else {
+            port
+        }
+    }
+
+    fn route_port_uncached(&self, r: usize, dst: u32) -> u8 {
         let (x, y) = self.router_xy[r];
         let d = self.node_loc[dst as usize];
         (self.route)(&self.mesh, &RouteQuery { x, y, dst_x: d.x, dst_y: d.y, dst_port: PortId(d.port) }).0
