@@ -467,19 +467,6 @@ impl Network {
         self.drain_one(node.0 as usize)
     }
 
-    /// Flits that have arrived in `node`'s ejection queues and can be popped now.
-    pub fn eject_ready(&self, node: NodeId) -> usize {
-        let n = node.0 as usize;
-        (0..self.vcs)
-            .map(|v| {
-                let q = n * self.vcs + v;
-                (0..self.ej_len[q] as usize)
-                    .filter(|&i| self.ej_buf[q * self.eject_depth + (self.ej_head[q] as usize + i) % self.eject_depth].arrival <= self.now)
-                    .count()
-            })
-            .sum()
-    }
-
     /// Simulates one cycle. Fails when the deadlock watchdog fires.
     pub fn step(&mut self) -> Result<(), Deadlock> {
         let now = self.now;

@@ -123,3 +123,30 @@ fn bad_rates_and_settings_are_errors() {
     let p = run_rate(&s, 0.0, &mut |_| {}).unwrap();
     assert_eq!((p.packets_measured, p.avg_packet_latency), (0, None));
 }
+
+#[test]
+fn a_second_physical_network_carries_the_load_one_network_cannot() {
+    let mut s = spec(Pattern::Uniform);
+    s.measure_cycles = 4_000;
+    let one = run_rate(&s, 0.2, &mut |_| {}).unwrap();
+    assert!(one.saturated, "{one:?}");
+    s.networks = 2;
+    let two = run_rate(&s, 0.2, &mut |_| {}).unwrap();
+    assert!(!two.saturated, "{two:?}");
+    assert!((two.accepted_rate - two.offered_rate).abs() < 0.02 * two.offered_rate, "{two:?}");
+}
+
+#[test]
+fn concentrated_meshes_run_and_match_their_zero_load_latency() {
+    let cfg = NetworkConfig { width: 4, height: 4, concentration: 2, ..Default::default() };
+    let mut s = TrafficSpec::new(cfg, Pattern::Uniform);
+    s.measure_cycles = 20_000;
+    let p = run_rate(&s, 0.005, &mut |_| {}).unwrap();
+    assert!(!p.saturated, "{p:?}");
+    let own = p.avg_zero_load_latency_measured.unwrap();
+    let avg = p.avg_packet_latency.unwrap();
+    assert!(avg >= own && avg < own * 1.02, "{p:?}");
+    // Transpose keeps the local index: node 2*r + k goes to 2*transpose(r) + k.
+    let perm = Pattern::Transpose.permutation(&s.network.mesh()).unwrap().unwrap();
+    assert_eq!(perm[2 * 1 + 1], 2 * 4 + 1);
+}

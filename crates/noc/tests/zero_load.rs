@@ -64,3 +64,25 @@ fn eight_by_eight_uniform_average_is_32_25_cycles_for_4stage() {
     let avg = noc::Pattern::Uniform.mean_zero_load_latency(&cfg, 1).unwrap();
     assert!((avg - 32.25).abs() < 1e-9, "{avg}");
 }
+
+#[test]
+fn a_lone_packet_is_counted_once_on_every_link_of_its_xy_path() {
+    let mut net = Network::new(NetworkConfig { width: 4, height: 4, ..Default::default() }).unwrap();
+    let mesh = *net.mesh();
+    lone_packet_latency(&mut net, 0, 15, 3);
+    let links = net.link_stats();
+    let mut total = 0;
+    for r in 0..mesh.routers() {
+        for p in 0..links.ports() {
+            total += links.flits(r, p);
+        }
+    }
+    // 6 hops + the ejection channel, 3 flits each.
+    assert_eq!(total, 7 * 3);
+    for x in 0..3 {
+        assert_eq!(links.flits(mesh.router_at(x, 0).0 as usize, noc::Direction::East as usize), 3);
+    }
+    for y in 0..3 {
+        assert_eq!(links.flits(mesh.router_at(3, y).0 as usize, noc::Direction::South as usize), 3);
+    }
+}
