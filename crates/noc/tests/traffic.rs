@@ -148,5 +148,6 @@ fn concentrated_meshes_run_and_match_their_zero_load_latency() {
     assert!(avg >= own && avg < own * 1.02, "{p:?}");
     // Transpose keeps the local index: node 2*r + k goes to 2*transpose(r) + k.
     let perm = Pattern::Transpose.permutation(&s.network.mesh()).unwrap().unwrap();
-    assert_eq!(perm[2 * 1 + 1], 2 * 4 + 1);
+    let (router_1, router_4) = (1, 4);
+    assert_eq!(perm[2 * router_1 + 1], 2 * router_4 + 1);
 }
