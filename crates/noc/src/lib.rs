@@ -6,7 +6,7 @@
 //!   route/VC-allocate/switch-allocate/traverse router), wormhole switching, credit-based flow control per virtual
 //!   channel and a bounded ejection queue per node that back-pressures the network. Zero-load latencies match the
 //!   closed form of [`NetworkConfig::zero_load_latency`] for every source/destination pair (tested).
-//! * **Fast.** State lives in flat arrays; flits are 24-byte values written straight into the downstream buffer
+//! * **Fast.** State lives in flat arrays; flits are 16-byte values written straight into the downstream buffer
 //!   with their arrival cycle, so there are no channel objects and no per-flit allocation; only routers holding
 //!   flits and nodes with work are visited. A debug mode visits everything and must agree byte for byte.
 //! * **Explainable.** When flits stop moving, the watchdog builds the wait-for graph of channels and reports the

@@ -37,13 +37,13 @@ pub enum DrainPolicy {
     Manual,
 }
 
-/// A flit as stored in a buffer. 24 bytes; never heap-allocated on its own.
+/// A flit as stored in a buffer: 16 bytes, never heap-allocated on its own. Its destination is in the packet
+/// record (only a head flit's route computation needs it).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Flit {
     /// Cycle from which the flit is visible in the buffer holding it.
     pub arrival: u64,
     pub packet: u32,
-    pub dst: u32,
     pub seq: u16,
     pub flags: u8,
 }
@@ -687,7 +687,7 @@ impl Network {
         let loc = self.node_loc[n];
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
-        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, dst: rec.dst, seq, flags });
+        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags });
         self.flits_in_network += 1;
         self.last_progress = now;
         let node = &mut self.nodes[n];

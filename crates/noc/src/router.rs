@@ -86,7 +86,7 @@ impl Network {
                         next = next.min(va_at);
                         continue;
                     }
-                    let out = self.route_port(r, flit.dst);
+                    let out = self.route_port(r, self.packets[flit.packet as usize].dst);
                     let v = &mut self.ivc[i];
                     v.state = VcState::Routed;
                     v.out_port = out;

@@ -180,7 +180,7 @@ impl Graph<'_> {
                 }
                 let flit = net.buf[i * net.depth + vc.head as usize];
                 let out_port = match vc.state {
-                    VcState::Idle => net.route_port(r, flit.dst) as usize,
+                    VcState::Idle => net.route_port(r, net.packets[flit.packet as usize].dst) as usize,
                     _ => vc.out_port as usize,
                 };
                 let port_name = net.mesh.port_name(PortId(out_port as u8));
