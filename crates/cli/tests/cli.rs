@@ -131,3 +131,40 @@ fn help_lists_the_commands() {
         assert!(text(&out.stdout).contains(cmd), "{}", show(&out));
     }
 }
+
+/// Golden results: the simulator's numbers for fixed configurations, byte for byte. They change only on purpose
+/// (a model change), never through a refactoring or optimisation. To update deliberately, run the tests with
+/// NOCMSG_UPDATE_GOLDEN=1 and say why in the commit.
+#[test]
+fn traffic_results_match_the_golden_files() {
+    let dir = tempdir("golden");
+    let golden_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "traffic_8x8_uniform_4stage_1vc.csv",
+            &["--mesh", "8x8", "--pattern", "uniform", "--rates", "0.02:0.26:0.04", "--router", "4stage", "--vcs", "1"],
+        ),
+        (
+            "traffic_4x4_transpose_1stage_2vc_4flit.csv",
+            &["--mesh", "4x4", "--pattern", "transpose", "--rates", "0.05:0.45:0.1", "--router", "1stage", "--vcs", "2", "--packet-flits", "4"],
+        ),
+        (
+            "traffic_4x2x2_hotspot_4stage_yx.csv",
+            &["--mesh", "4x2", "--concentration", "2", "--pattern", "hotspot", "--rates", "0.02:0.1:0.04", "--routing", "yx", "--buffer-flits", "4"],
+        ),
+    ];
+    for (file, args) in cases {
+        let mut all = vec!["traffic", "--measure", "3000", "--warmup", "1000", "--seed", "3", "-q", "--csv", "out.csv"];
+        all.extend_from_slice(args);
+        let out = nocmsg(&all, &dir);
+        assert!(out.status.success(), "{file}\n{}", show(&out));
+        let actual = std::fs::read_to_string(dir.join("out.csv")).unwrap();
+        let golden_path = golden_dir.join(file);
+        if std::env::var_os("NOCMSG_UPDATE_GOLDEN").is_some() {
+            std::fs::write(&golden_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&golden_path).unwrap_or_else(|e| panic!("{}: {e}", golden_path.display()));
+        assert!(expected == actual, "{file} differs from the golden file\n--- expected ---\n{expected}--- actual ---\n{actual}");
+    }
+}
