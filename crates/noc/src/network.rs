@@ -288,7 +288,7 @@ impl Network {
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
         }
-        let net = Network {
+        let mut net = Network {
             route: cfg.routing.function(),
             timing,
             mesh,
@@ -340,7 +340,6 @@ impl Network {
             last_progress: 0,
             cfg,
         };
-        let mut net = net;
         if routers <= ROUTE_TABLE_MAX_ROUTERS {
             // Ask the routing function once per (router, destination router); the hot path then looks decisions
             // up without branching on coordinates.
