@@ -549,9 +549,18 @@ impl Network {
         }
     }
 
-    /// Credits usable on output VC `o` at `now`, after collecting those that have arrived.
+    /// Whether output VC `o` has a usable credit at `now`. Credits in flight are collected only when none is
+    /// left, so the common case (credits to spare) needs no look at the in-flight ring.
     #[inline]
-    pub(crate) fn credits(&mut self, o: usize, now: u64) -> u16 {
+    pub(crate) fn has_credit(&mut self, o: usize, now: u64) -> bool {
+        if self.ovc[o].credits > 0 {
+            return true;
+        }
+        self.collect_credits(o, now) > 0
+    }
+
+    /// Moves the credits of output VC `o` that have arrived by `now` to the usable count, and returns it.
+    pub(crate) fn collect_credits(&mut self, o: usize, now: u64) -> u16 {
         let ring = self.credit_ring;
         let vc = &mut self.ovc[o];
         while vc.pend_len > 0 && self.ovc_pending[o * ring + vc.pend_head as usize] <= now {
@@ -654,7 +663,7 @@ impl Network {
         let base = self.inject_ovc_base + n * self.vcs;
         let vc = match self.nodes[n].inj_vc {
             Some(v) => {
-                if self.credits(base + v as usize, now) == 0 {
+                if !self.has_credit(base + v as usize, now) {
                     return;
                 }
                 v
@@ -663,7 +672,7 @@ impl Network {
                 // A new packet takes the first VC with a free slot, searching round-robin.
                 let start = self.nodes[n].inj_rr as usize;
                 let vcs = self.vcs;
-                let Some(v) = (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| self.credits(base + v, now) > 0) else {
+                let Some(v) = (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| self.has_credit(base + v, now)) else {
                     return;
                 };
                 self.nodes[n].inj_rr = wrap(v + 1, self.vcs) as u8;

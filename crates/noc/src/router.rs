@@ -20,16 +20,12 @@ use crate::topology::MESH_PORTS;
 
 pub(crate) const MAX_PORTS: usize = MESH_PORTS + MAX_CONCENTRATION as usize;
 
-/// The lowest set bit of `mask` at or after bit `start`, wrapping around. `mask` must be non-zero.
+/// The lowest set bit of `mask` at or after bit `start` (< 64), wrapping around. `mask` must be non-zero.
+/// Branch-free: rotating bit `start` down to bit 0 turns "first at or after start, wrapping" into "lowest".
 #[inline]
 pub(crate) fn round_robin_pick(mask: u64, start: u32) -> u32 {
-    debug_assert!(mask != 0);
-    let at_or_after = if start >= 64 { 0 } else { mask & (u64::MAX << start) };
-    if at_or_after != 0 {
-        at_or_after.trailing_zeros()
-    } else {
-        mask.trailing_zeros()
-    }
+    debug_assert!(mask != 0 && start < 64);
+    (mask.rotate_right(start).trailing_zeros() + start) & 63
 }
 
 /// A router step specialised for one configuration class (chosen once per network).
@@ -108,7 +104,7 @@ impl Network {
                         next = next.min(ready);
                     } else {
                         let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
-                        if self.credits(o, now) > 0 {
+                        if self.has_credit(o, now) {
                             sa_req |= 1 << local;
                         } else {
                             // Blocked on flow control: the returning credit wakes this router.
@@ -145,7 +141,7 @@ impl Network {
                 v.ready_at = now + gap;
                 if gap > 0 {
                     next = next.min(now + gap);
-                } else if self.credits(ob + ov, now) > 0 {
+                } else if self.has_credit(ob + ov, now) {
                     sa_req |= 1 << pick;
                 } else {
                     next = next.min(self.next_credit(ob + ov));
@@ -234,9 +230,8 @@ impl Network {
             vc.ready_at = now + 1;
             self.ovc[o].owner = NO_OWNER;
         }
-        if vc.len == 0 {
-            self.occupied[r] &= !(1 << (p * vcs + v));
-        }
+        // Clear the occupancy bit when the buffer empties, without a branch.
+        self.occupied[r] &= !(u64::from(vc.len == 0) << (p * vcs + v));
         self.router_flits[r] -= 1;
         let credit_at = now + self.timing.traversal + self.timing.credit_delay;
         let up = self.upstream_ovc[r * ports + p] as usize + v;
@@ -281,6 +276,7 @@ mod tests {
         assert_eq!(round_robin_pick(0b1010, 2), 3);
         assert_eq!(round_robin_pick(0b1010, 4), 1);
         assert_eq!(round_robin_pick(1 << 63, 63), 63);
-        assert_eq!(round_robin_pick(1, 64), 0);
+        assert_eq!(round_robin_pick(1, 63), 0);
+        assert_eq!(round_robin_pick(0b100, 3), 2);
     }
 }
