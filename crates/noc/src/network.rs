@@ -452,7 +452,8 @@ impl Network {
         self.flits_in_network == 0 && self.nodes.iter().all(|n| n.source.is_empty())
     }
 
-    /// Packets whose tail has been drained since the last call, in drain order.
+    /// Packets whose tail has been drained since the last call, in drain order (nodes with the `Manual` policy get
+    /// the record from [`Network::eject_pop`] instead).
     pub fn take_delivered(&mut self) -> std::vec::Drain<'_, Delivery> {
         self.delivered.drain(..)
     }
