@@ -89,6 +89,8 @@ pub(crate) struct InputVc {
     pub state: VcState,
     pub out_port: u8,
     pub out_vc: u8,
+    /// Its front flit is ready for the switch but the output VC had no credit: a returning credit wakes it.
+    pub waiting_credit: bool,
     pub ready_at: u64,
 }
 
@@ -199,6 +201,8 @@ pub struct Network {
     pub(crate) port_of_bit: [u8; 64],
     /// Per router: the earliest cycle at which it may have something to do (routers are skipped until then).
     pub(crate) wake_at: Vec<u64>,
+    /// Per input VC: the earliest cycle at which it may have something to do (see `router`).
+    pub(crate) due_at: Vec<u64>,
     /// Routing decisions precomputed for meshes up to [`ROUTE_TABLE_MAX_ROUTERS`] routers:
     /// `route_table[here * routers + destination router]` is the output mesh port, or [`ARRIVED`].
     pub(crate) route_table: Vec<u8>,
@@ -298,7 +302,7 @@ impl Network {
             depth,
             eject_depth,
             credit_ring,
-            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, ready_at: 0 }; n_ivc],
+            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0 }; n_ivc],
             buf: vec![Flit::default(); n_ivc * depth],
             occupied: vec![0; routers],
             router_flits: vec![0; routers],
@@ -318,6 +322,7 @@ impl Network {
                 .collect(),
             port_of_bit,
             wake_at: vec![0; routers],
+            due_at: vec![u64::MAX; n_ivc],
             route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
@@ -586,7 +591,15 @@ impl Network {
     #[inline]
     pub(crate) fn return_credit_to_router(&mut self, r: usize, o: usize, at: u64) {
         self.return_credit(o, at);
-        self.wake(r, at);
+        // Only the input VC owning this output VC can be waiting for the credit.
+        let owner = self.ovc[o].owner;
+        if owner != NO_OWNER {
+            let i = r * self.ports * self.vcs + owner as usize;
+            if self.ivc[i].waiting_credit && at < self.due_at[i] {
+                self.due_at[i] = at;
+                self.wake(r, at);
+            }
+        }
     }
 
     /// Router `r` may have something to do at cycle `at`.
@@ -626,13 +639,35 @@ impl Network {
         debug_assert!((vc.len as usize) < self.depth, "credit protocol let a buffer overflow");
         let slot = wrap(vc.head as usize + vc.len as usize, self.depth);
         vc.len += 1;
+        let was_empty = vc.len == 1;
         self.buf[i * self.depth + slot] = flit;
         self.occupied[r] |= 1 << local;
         self.router_flits[r] += 1;
         self.activate_router(r);
-        // Nothing can happen to a new flit before its arrival plus one stage gap (VC allocation of a head,
-        // the switch bid of a body flit).
-        self.wake(r, flit.arrival + self.timing.stage_gap);
+        if was_empty {
+            let due = self.front_due(i);
+            self.due_at[i] = due;
+            self.wake(r, due);
+        }
+    }
+
+    /// When the front flit of input VC `i` may next act, judged from the VC's state alone: VC allocation for the
+    /// head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
+    /// otherwise. `u64::MAX` for an empty VC.
+    #[inline]
+    pub(crate) fn front_due(&self, i: usize) -> u64 {
+        let vc = self.ivc[i];
+        if vc.len == 0 {
+            return u64::MAX;
+        }
+        let flit = self.buf[i * self.depth + vc.head as usize];
+        let gap = self.timing.stage_gap;
+        match vc.state {
+            VcState::Idle => flit.arrival.max(vc.ready_at) + gap,
+            VcState::Routed => vc.ready_at,
+            VcState::Active if flit.is_head() => vc.ready_at,
+            VcState::Active => flit.arrival + gap,
+        }
     }
 
     fn step_node(&mut self, n: usize, now: u64) {

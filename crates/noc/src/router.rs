@@ -44,73 +44,63 @@ impl Network {
     }
 
     fn step_router_impl<const ONE_VC: bool, const GAP: u64>(&mut self, r: usize, now: u64) {
-        let mut occ = self.occupied[r];
-        // Earliest cycle something may happen here next; lowered by every pending event found below.
-        let mut next = u64::MAX;
-        if occ == 0 {
-            self.wake_at[r] = next;
-            return;
-        }
         let (ports, depth) = (self.ports, self.depth);
         let vcs = if ONE_VC { 1 } else { self.vcs };
-        let base = r * ports * vcs;
+        let n = ports * vcs;
+        let base = r * n;
         let gap = GAP;
         debug_assert_eq!(gap, self.timing.stage_gap);
+
+        // The VCs with something due now. In debug clocking every VC's due time is derived afresh from its state,
+        // so the incremental `due_at` bookkeeping of the fast path is held to it by the differential tests.
+        let mut due = 0u64;
+        if self.visit_all {
+            for l in 0..n {
+                due |= u64::from(self.front_due(base + l) <= now) << l;
+            }
+        } else {
+            for l in 0..n {
+                due |= u64::from(self.due_at[base + l] <= now) << l;
+            }
+        }
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
 
         // Route computation, and collecting VC and switch requests.
-        while occ != 0 {
-            let local = occ.trailing_zeros() as usize;
-            occ &= occ - 1;
+        while due != 0 {
+            let local = due.trailing_zeros() as usize;
+            due &= due - 1;
             let i = base + local;
-            let vc = self.ivc[i];
-            let flit = self.buf[i * depth + vc.head as usize];
-            if flit.arrival > now {
-                next = next.min(flit.arrival);
+            let actual = self.front_due(i);
+            if actual > now {
+                // Woken early (a credit for a VC that is not ready yet): nothing to do before `actual`.
+                self.due_at[i] = actual;
                 continue;
             }
+            let vc = self.ivc[i];
             match vc.state {
                 VcState::Idle => {
                     // Route computation ran in the cycle the head reached the front (its arrival, or the cycle after
                     // the previous tail left); it has no contention, so it is evaluated here, when VC allocation
                     // is due, saving a visit.
+                    let flit = self.buf[i * depth + vc.head as usize];
                     debug_assert!(flit.is_head(), "an idle VC must start with a head flit");
-                    let va_at = flit.arrival.max(vc.ready_at) + gap;
-                    if va_at > now {
-                        next = next.min(va_at);
-                        continue;
-                    }
                     let out = self.route_port(r, self.packets[flit.packet as usize].dst);
                     let v = &mut self.ivc[i];
                     v.state = VcState::Routed;
                     v.out_port = out;
-                    v.ready_at = va_at;
+                    v.ready_at = now;
                     va_req[out as usize] |= 1 << local;
                     va_ports |= 1 << out;
                 }
                 VcState::Routed => {
-                    if vc.ready_at <= now {
-                        va_req[vc.out_port as usize] |= 1 << local;
-                        va_ports |= 1 << vc.out_port;
-                    } else {
-                        next = next.min(vc.ready_at);
-                    }
+                    va_req[vc.out_port as usize] |= 1 << local;
+                    va_ports |= 1 << vc.out_port;
                 }
                 VcState::Active => {
-                    let ready = if flit.is_head() { vc.ready_at } else { flit.arrival + gap };
-                    if ready > now {
-                        next = next.min(ready);
-                    } else {
-                        let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
-                        if self.has_credit(o, now) {
-                            sa_req |= 1 << local;
-                        } else {
-                            // Blocked on flow control: the returning credit wakes this router.
-                            next = next.min(self.next_credit(o));
-                        }
-                    }
+                    let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
+                    self.bid_or_wait_for_credit(i, o, now, &mut sa_req, local);
                 }
             }
         }
@@ -122,9 +112,7 @@ impl Network {
             let ob = base + o * vcs;
             let mut free = 0u64;
             for v in 0..vcs {
-                if self.ovc[ob + v].owner == NO_OWNER {
-                    free |= 1 << v;
-                }
+                free |= u64::from(self.ovc[ob + v].owner == NO_OWNER) << v;
             }
             let mut pending = va_req[o];
             let start = u32::from(self.rr_va[r * ports + o]);
@@ -139,21 +127,20 @@ impl Network {
                 v.state = VcState::Active;
                 v.out_vc = ov as u8;
                 v.ready_at = now + gap;
-                if gap > 0 {
-                    next = next.min(now + gap);
-                } else if self.has_credit(ob + ov, now) {
-                    sa_req |= 1 << pick;
-                } else {
-                    next = next.min(self.next_credit(ob + ov));
+                self.due_at[base + pick] = now + gap;
+                if gap == 0 {
+                    self.bid_or_wait_for_credit(base + pick, ob + ov, now, &mut sa_req, pick);
                 }
                 last = Some(pick);
             }
             if let Some(pick) = last {
-                self.rr_va[r * ports + o] = wrap(pick + 1, ports * vcs) as u8;
+                self.rr_va[r * ports + o] = wrap(pick + 1, n) as u8;
             }
-            if pending != 0 {
-                // Lost VC allocation: try again next cycle.
-                next = next.min(now + 1);
+            // Lost VC allocation: try again next cycle.
+            while pending != 0 {
+                let l = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                self.due_at[base + l] = now + 1;
             }
         }
 
@@ -184,22 +171,32 @@ impl Network {
                 self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
                 self.traverse(r, p, v, now);
                 sa_req &= !(1 << (p * vcs + v));
-                let i = base + p * vcs + v;
-                let vc = self.ivc[i];
-                if vc.len > 0 {
-                    // The flit now at the front: a head starts over with route computation from the next cycle,
-                    // a body flit bids for the switch from the next cycle at the earliest.
-                    let flit = self.buf[i * depth + vc.head as usize];
-                    let at = if vc.state == VcState::Idle { flit.arrival.max(vc.ready_at) + gap } else { (flit.arrival + gap).max(now + 1) };
-                    next = next.min(at);
-                }
             }
-            if sa_req != 0 {
-                // Bids that lost go again next cycle.
-                next = next.min(now + 1);
+            // Bids that lost go again next cycle.
+            while sa_req != 0 {
+                let l = sa_req.trailing_zeros() as usize;
+                sa_req &= sa_req - 1;
+                self.due_at[base + l] = now + 1;
             }
         }
+        let mut next = u64::MAX;
+        for l in 0..n {
+            next = next.min(self.due_at[base + l]);
+        }
         self.wake_at[r] = next;
+    }
+
+    /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
+    /// sleep until the next credit in flight lands (or one is returned, see `return_credit_to_router`).
+    #[inline]
+    fn bid_or_wait_for_credit(&mut self, i: usize, o: usize, now: u64, sa_req: &mut u64, local: usize) {
+        let has = self.has_credit(o, now);
+        self.ivc[i].waiting_credit = !has;
+        if has {
+            *sa_req |= 1 << local;
+        } else {
+            self.due_at[i] = self.next_credit(o);
+        }
     }
 
     /// When the next credit in flight on output VC `o` lands (`u64::MAX` if none is in flight).
@@ -230,8 +227,11 @@ impl Network {
             vc.ready_at = now + 1;
             self.ovc[o].owner = NO_OWNER;
         }
+
         // Clear the occupancy bit when the buffer empties, without a branch.
         self.occupied[r] &= !(u64::from(vc.len == 0) << (p * vcs + v));
+        // The flit now at the front acts from the next cycle at the earliest.
+        self.due_at[i] = self.front_due(i).max(now + 1);
         self.router_flits[r] -= 1;
         let credit_at = now + self.timing.traversal + self.timing.credit_delay;
         let up = self.upstream_ovc[r * ports + p] as usize + v;
