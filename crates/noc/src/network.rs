@@ -5,7 +5,7 @@
 //! downstream buffer, stamped with the cycle it arrives there, and stays invisible to the downstream router until
 //! then. Credits travel back the same way, stamped with their arrival cycle. Because every value written into
 //! another router is stamped with a later cycle, the order in which routers are visited within a cycle cannot
-//! change the result, which is what lets [`Network::step`] visit only routers that hold flits.
+//! change the result, which is what lets [`Network::step`] visit only the routers and nodes that have work due.
 
 use crate::config::{ConfigError, NetworkConfig};
 use crate::routing::{RouteFn, RouteQuery};

@@ -10,6 +10,11 @@
 //! steps run in the order RC -> VA -> SA -> traversal, so an output VC freed by a tail this cycle is allocated next
 //! cycle, and a VC that finished allocation this cycle (4stage) bids for the switch next cycle.
 //!
+//! Every input VC keeps the cycle at which it next has something to do (`due_at`: its head's VC allocation, its
+//! front flit's switch bid, a retry after losing an allocation, or the landing of the credit it waits for); a
+//! router sleeps until the earliest of its VCs' due times, and a visit looks only at the VCs that are due. Debug
+//! clocking instead derives every VC's due time from its state each cycle, and the tests require the same results.
+//!
 //! Both allocators are separable and round-robin: VC allocation grants free output VCs of each output port to
 //! requesters in round-robin order; switch allocation first picks one VC per input port, then one input per output
 //! port, and moves a pointer only when its choice is granted.
