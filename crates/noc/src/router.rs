@@ -40,16 +40,20 @@ impl Network {
     /// The router step for this configuration: the one-VC and pipeline cases are compiled separately so the hot
     /// loop has constant VC counts and stage gaps.
     pub(crate) fn router_step_fn(&self) -> StepRouterFn {
-        match (self.vcs == 1, self.timing.stage_gap) {
-            (true, 1) => Network::step_router_impl::<true, 1>,
-            (true, _) => Network::step_router_impl::<true, 0>,
-            (false, 1) => Network::step_router_impl::<false, 1>,
-            (false, _) => Network::step_router_impl::<false, 0>,
+        // FIVE_PORTS: one node per router, so the per-VC loops have a constant trip count of five.
+        match (self.vcs == 1, self.timing.stage_gap, self.ports == 5) {
+            (true, 1, true) => Network::step_router_impl::<true, 1, true>,
+            (true, 1, false) => Network::step_router_impl::<true, 1, false>,
+            (true, _, true) => Network::step_router_impl::<true, 0, true>,
+            (true, _, false) => Network::step_router_impl::<true, 0, false>,
+            (false, 1, _) => Network::step_router_impl::<false, 1, false>,
+            (false, _, _) => Network::step_router_impl::<false, 0, false>,
         }
     }
 
-    fn step_router_impl<const ONE_VC: bool, const GAP: u64>(&mut self, r: usize, now: u64) {
-        let (ports, depth) = (self.ports, self.depth);
+    fn step_router_impl<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let depth = self.depth;
         let vcs = if ONE_VC { 1 } else { self.vcs };
         let n = ports * vcs;
         let base = r * n;
