@@ -1,7 +1,7 @@
 //! `nocmsg deadlock-demo`: NoCMsg's Figure 1 on the simulated network.
 
 use crate::args::MeshSize;
-use crate::{DeadlockExit, UsageError};
+use crate::Exit;
 use anyhow::{Context, Result};
 use clap::Args;
 use noc::{DrainPolicy, NetworkConfig, NodeId};
@@ -42,18 +42,18 @@ pub fn run(args: DeadlockDemoArgs) -> Result<()> {
         watchdog_cycles: args.watchdog,
         ..Default::default()
     };
-    cfg.validate().map_err(|e| UsageError(e.to_string()))?;
+    cfg.validate().map_err(|e| Exit::Usage(e.to_string()))?;
     let nodes = cfg.mesh().nodes() as u32;
     for (name, n) in [("--a", args.a), ("--b", args.b)] {
         if n >= nodes {
-            return Err(UsageError(format!("{name} {n}: the mesh has nodes 0..{}", nodes - 1)).into());
+            return Err(Exit::Usage(format!("{name} {n}: the mesh has nodes 0..{}", nodes - 1)).into());
         }
     }
     if args.a == args.b || args.packet_flits == 0 {
-        return Err(UsageError("--a and --b must differ and --packet-flits must be at least 1".into()).into());
+        return Err(Exit::Usage("--a and --b must differ and --packet-flits must be at least 1".into()).into());
     }
     if args.watchdog == 0 {
-        return Err(UsageError("--watchdog must be at least 1 cycle here".into()).into());
+        return Err(Exit::Usage("--watchdog must be at least 1 cycle here".into()).into());
     }
     let (a, b) = (NodeId(args.a), NodeId(args.b));
     let buffering = noc::scenarios::path_buffering_flits(&cfg, a, b);
@@ -73,7 +73,7 @@ pub fn run(args: DeadlockDemoArgs) -> Result<()> {
                 let text = serde_json::to_string_pretty(&*deadlock.0)?;
                 std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))?;
             }
-            Err(DeadlockExit(deadlock.to_string()).into())
+            Err(Exit::Deadlock(deadlock.to_string()).into())
         }
     }
 }

@@ -30,33 +30,29 @@ enum Command {
     Bench(bench::BenchArgs),
 }
 
-/// Bad arguments or configuration: exit code 2.
+/// An error that decides the exit code.
 #[derive(Debug)]
-pub struct UsageError(pub String);
+pub enum Exit {
+    /// Bad arguments or configuration: exit code 2, one line.
+    Usage(String),
+    /// The network deadlocked: exit code 3; the message is the watchdog's report.
+    Deadlock(String),
+}
 
-impl fmt::Display for UsageError {
+impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Exit::Usage(msg) | Exit::Deadlock(msg) => f.write_str(msg),
+        }
     }
 }
-impl std::error::Error for UsageError {}
-
-/// The network deadlocked: exit code 3. The report has been printed already.
-#[derive(Debug)]
-pub struct DeadlockExit(pub String);
-
-impl fmt::Display for DeadlockExit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for DeadlockExit {}
+impl std::error::Error for Exit {}
 
 /// Converts library errors into the exit-code classes above.
 pub fn classify(err: noc::TrafficError) -> anyhow::Error {
     match err {
-        noc::TrafficError::Deadlock(d) => DeadlockExit(d.to_string()).into(),
-        other => UsageError(other.to_string()).into(),
+        noc::TrafficError::Deadlock(d) => Exit::Deadlock(d.to_string()).into(),
+        other => Exit::Usage(other.to_string()).into(),
     }
 }
 
@@ -101,15 +97,19 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            if let Some(usage) = err.downcast_ref::<UsageError>() {
-                eprintln!("nocmsg: error: {usage}");
-                ExitCode::from(2)
-            } else if let Some(deadlock) = err.downcast_ref::<DeadlockExit>() {
-                eprint!("{deadlock}");
-                ExitCode::from(3)
-            } else {
-                eprintln!("nocmsg: error: {err:#}");
-                ExitCode::from(1)
+            match err.downcast_ref::<Exit>() {
+                Some(Exit::Usage(msg)) => {
+                    eprintln!("nocmsg: error: {msg}");
+                    ExitCode::from(2)
+                }
+                Some(Exit::Deadlock(report)) => {
+                    eprint!("{report}");
+                    ExitCode::from(3)
+                }
+                None => {
+                    eprintln!("nocmsg: error: {err:#}");
+                    ExitCode::from(1)
+                }
             }
         }
     }

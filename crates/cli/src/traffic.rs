@@ -1,7 +1,7 @@
 //! `nocmsg traffic`: a latency/throughput sweep of synthetic traffic.
 
 use crate::args::{parse_nodes, parse_rate, MeshSize, RateRange};
-use crate::{classify, UsageError};
+use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -212,7 +212,7 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 pub fn run(args: TrafficArgs) -> Result<()> {
     let spec = args.spec()?;
     if args.jobs == 0 {
-        return Err(UsageError("--jobs must be at least 1".into()).into());
+        return Err(Exit::Usage("--jobs must be at least 1".into()).into());
     }
     let rates = args.rate_list();
     let points = sweep(&spec, &rates, args.jobs)?;
