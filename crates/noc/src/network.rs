@@ -851,9 +851,17 @@ impl Network {
             let vc = self.ovc[o];
             let is_eject = o < self.inject_ovc_base && (o / self.vcs) % self.ports >= MESH_PORTS;
             let cap = if is_eject { self.eject_depth } else { self.depth };
-            let arrived = (0..vc.pend_len as usize)
-                .all(|k| self.ovc_pending[o * self.credit_ring + (vc.pend_head as usize + k) % self.credit_ring] <= self.now);
-            arrived && vc.credits as usize + vc.pend_len as usize == cap && vc.owner == NO_OWNER
+            self.credits_landed(o) == cap && vc.owner == NO_OWNER
         })
+    }
+
+    /// Credits of output VC `o` usable now: the collected ones plus those in flight that have landed (read-only,
+    /// unlike [`Network::collect_credits`]).
+    pub(crate) fn credits_landed(&self, o: usize) -> usize {
+        let vc = self.ovc[o];
+        let landed = (0..vc.pend_len as usize)
+            .filter(|&k| self.ovc_pending[o * self.credit_ring + wrap(vc.pend_head as usize + k, self.credit_ring)] <= self.now)
+            .count();
+        vc.credits as usize + landed
     }
 }

@@ -124,15 +124,6 @@ struct Graph<'a> {
 }
 
 impl Graph<'_> {
-    fn arrived_credits(&self, o: usize) -> usize {
-        let net = self.net;
-        let vc = net.ovc[o];
-        let arrived = (0..vc.pend_len as usize)
-            .filter(|&k| net.ovc_pending[o * net.credit_ring + (vc.pend_head as usize + k) % net.credit_ring] <= net.now)
-            .count();
-        vc.credits as usize + arrived
-    }
-
     fn router_of_ivc(&self, i: usize) -> usize {
         i / (self.net.ports * self.net.vcs)
     }
@@ -186,7 +177,7 @@ impl Graph<'_> {
                 let port_name = net.mesh.port_name(PortId(out_port as u8));
                 if vc.state == VcState::Active {
                     let o = base + out_port * net.vcs + vc.out_vc as usize;
-                    if self.arrived_credits(o) == 0 {
+                    if self.net.credits_landed(o) == 0 {
                         let d = self.downstream(r, out_port, vc.out_vc as usize);
                         return (vec![d], format!("a credit on output {port_name} vc {}", vc.out_vc));
                     }
@@ -226,7 +217,7 @@ impl Graph<'_> {
                     Some(v) => vec![v as usize],
                     None => (0..net.vcs).collect(),
                 };
-                if vcs.iter().any(|&v| self.arrived_credits(base + v) > 0) {
+                if vcs.iter().any(|&v| self.net.credits_landed(base + v) > 0) {
                     return (vec![], "the injection channel".into());
                 }
                 let port_name = net.mesh.port_name(PortId(port as u8));
