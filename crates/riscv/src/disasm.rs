@@ -1,0 +1,70 @@
+//! Disassembly in GNU `objdump` style with ABI register names, for fault reports and traces.
+
+use crate::decode::{csr_number, csr_zimm, decode, Decoded};
+use crate::hart::{csr, ABI_NAMES};
+use crate::isa::{Format, Op};
+
+fn reg(r: u8) -> &'static str {
+    ABI_NAMES[r as usize]
+}
+
+fn csr_text(number: u16) -> String {
+    csr::name(number).map_or_else(|| format!("{number:#x}"), str::to_string)
+}
+
+/// Disassembles a decoded instruction at `pc` (branch and jump targets are shown as absolute addresses).
+pub fn disassemble(d: &Decoded, pc: u64) -> String {
+    let name = d.op.name();
+    let target = pc.wrapping_add(d.imm as i64 as u64);
+    match d.op.spec().format {
+        Format::R => format!("{name} {}, {}, {}", reg(d.rd), reg(d.rs1), reg(d.rs2)),
+        Format::I if matches!(d.op, Op::Lb | Op::Lh | Op::Lw | Op::Ld | Op::Lbu | Op::Lhu | Op::Lwu | Op::Jalr) => {
+            format!("{name} {}, {}({})", reg(d.rd), d.imm, reg(d.rs1))
+        }
+        Format::I | Format::Shift64 | Format::Shift32 => format!("{name} {}, {}, {}", reg(d.rd), reg(d.rs1), d.imm),
+        Format::S => format!("{name} {}, {}({})", reg(d.rs2), d.imm, reg(d.rs1)),
+        Format::B => format!("{name} {}, {}, {target:#x}", reg(d.rs1), reg(d.rs2)),
+        Format::U => format!("{name} {}, {:#x}", reg(d.rd), (d.imm as u32) >> 12),
+        Format::J => format!("{name} {}, {target:#x}", reg(d.rd)),
+        Format::Csr => format!("{name} {}, {}, {}", reg(d.rd), csr_text(csr_number(d)), reg(d.rs1)),
+        Format::CsrImm => format!("{name} {}, {}, {}", reg(d.rd), csr_text(csr_number(d)), csr_zimm(d)),
+        Format::Fence | Format::None => name.to_string(),
+        Format::Rd => format!("{name} {}", reg(d.rd)),
+        Format::Rs1Rs2 => format!("{name} {}, {}", reg(d.rs1), reg(d.rs2)),
+        Format::BranchOffset => format!("{name} {target:#x}"),
+    }
+}
+
+/// Disassembles a raw word; words that are not instructions show as `.word`.
+pub fn disassemble_word(word: u32, pc: u64) -> String {
+    match decode(word) {
+        Some(d) => disassemble(&d, pc),
+        None => format!(".word {word:#010x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objdump_style() {
+        let cases = [
+            (0xfff5_0513, "addi a0, a0, -1"),
+            (0x0011_3423, "sd ra, 8(sp)"),
+            (0x0081_3083, "ld ra, 8(sp)"),
+            (0xfeb5_0ee3, "beq a0, a1, 0x7ffffffc"),
+            (0x0010_00ef, "jal ra, 0x80000800"),
+            (0x8000_0537, "lui a0, 0x80000"),
+            (0xf140_2573, "csrrs a0, mhartid, zero"),
+            (0x0000_0073, "ecall"),
+            (0x00b5_000b, "send a0, a1"),
+            (0x0000_150b, "recv a0"),
+            (0x0000_102b, "bns 0x80000000"),
+            (0x0000_0000, ".word 0x00000000"),
+        ];
+        for (word, text) in cases {
+            assert_eq!(disassemble_word(word, 0x8000_0000), text, "{word:#010x}");
+        }
+    }
+}

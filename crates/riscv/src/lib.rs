@@ -1,0 +1,26 @@
+//! # nocmsg-riscv: the RV64IM core model
+//!
+//! The seed systems are judged by real programs on real cores, so the core is a real ISA: RV64I with FENCE,
+//! ECALL/EBREAK and Zicsr (`mhartid`, `cycle`, `time`, `instret`), the M extension with the specification's results
+//! for division by zero and overflow, and the PIMP message-passing instructions in the custom opcode spaces.
+//!
+//! The crate is split the way the instruction set is: [`isa`] is the one table of encodings (a test proves no two
+//! overlap), [`decode`] turns words into [`Decoded`] values once, [`exec`] executes a decoded instruction against
+//! a [`Hart`] and any [`Memory`], [`timing`] is the separate latency table of an in-order 5-stage pipeline, and
+//! [`disasm`] prints instructions for fault reports. It knows nothing of networks or chips: custom instructions,
+//! `ecall` and `ebreak` are handed back to the caller as [`exec::Flow::Environment`].
+
+pub mod decode;
+pub mod disasm;
+pub mod exec;
+pub mod hart;
+pub mod isa;
+pub mod memory;
+pub mod timing;
+
+pub use decode::{decode, Decoded};
+pub use exec::{execute, EnvOp, Fault, Flow};
+pub use hart::Hart;
+pub use isa::Op;
+pub use memory::{MemFault, Memory, Ram};
+pub use timing::{CostTable, Pipeline, Timing};

@@ -1,0 +1,229 @@
+//! The timing model of an in-order, single-issue, 5-stage pipeline (fetch, decode, execute, memory, write-back
+//! with full forwarding), kept apart from execution as a latency table that each chip configures.
+//!
+//! An instruction occupies the pipeline for its class's latency (`alu_cycles` for most, `mul_cycles` for
+//! multiplies, `div32_cycles`/`div64_cycles` for divisions and remainders, `memory_cycles` for loads and stores);
+//! on top of that:
+//! * a taken branch costs `taken_branch_penalty_cycles` and a jump `jump_penalty_cycles` (the instructions fetched
+//!   behind it are squashed);
+//! * an instruction reading the destination of the load just before it waits `load_use_stall_cycles` (the value
+//!   only exists after the memory stage).
+//!
+//! Everything beyond one cycle per instruction is counted as a stall of its cause, so cycles =
+//! instructions + sum of stalls.
+
+use crate::decode::Decoded;
+use crate::isa::{Op, OP_COUNT};
+use serde::{Deserialize, Serialize};
+
+/// Latencies in cycles. Defaults are the classic 5-stage pipeline of the PIMP evaluation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    pub alu_cycles: u32,
+    pub load_use_stall_cycles: u32,
+    pub taken_branch_penalty_cycles: u32,
+    pub jump_penalty_cycles: u32,
+    pub mul_cycles: u32,
+    pub div32_cycles: u32,
+    pub div64_cycles: u32,
+    pub memory_cycles: u32,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            alu_cycles: 1,
+            load_use_stall_cycles: 1,
+            taken_branch_penalty_cycles: 2,
+            jump_penalty_cycles: 2,
+            mul_cycles: 5,
+            div32_cycles: 34,
+            div64_cycles: 66,
+            memory_cycles: 1,
+        }
+    }
+}
+
+/// Which latency an instruction takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatencyClass {
+    Alu,
+    Load,
+    Store,
+    Branch,
+    Jump,
+    Mul,
+    Div32,
+    Div64,
+    /// CSR access, fences, environment calls and custom instructions: one ALU slot here; whatever else they cost
+    /// (a semihosting call, a network interface) is the environment's business.
+    System,
+}
+
+impl LatencyClass {
+    pub fn of(op: Op) -> LatencyClass {
+        use Op::*;
+        match op {
+            Lui | Auipc | Addi | Slti | Sltiu | Xori | Ori | Andi | Slli | Srli | Srai | Add | Sub | Sll | Slt | Sltu
+            | Xor | Srl | Sra | Or | And | Addiw | Slliw | Srliw | Sraiw | Addw | Subw | Sllw | Srlw | Sraw => LatencyClass::Alu,
+            Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu => LatencyClass::Load,
+            Sb | Sh | Sw | Sd => LatencyClass::Store,
+            Beq | Bne | Blt | Bge | Bltu | Bgeu | PimpBrs | PimpBns | PimpBar | PimpBnr => LatencyClass::Branch,
+            Jal | Jalr => LatencyClass::Jump,
+            Mul | Mulh | Mulhsu | Mulhu | Mulw => LatencyClass::Mul,
+            Divw | Divuw | Remw | Remuw => LatencyClass::Div32,
+            Div | Divu | Rem | Remu => LatencyClass::Div64,
+            Fence | FenceI | Ecall | Ebreak | Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci | PimpSend | PimpRecv
+            | PimpSrc => LatencyClass::System,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("timing: {0}")]
+pub struct TimingError(String);
+
+impl Timing {
+    pub fn validate(&self) -> Result<(), TimingError> {
+        let one_or_more = [
+            ("alu_cycles", self.alu_cycles),
+            ("mul_cycles", self.mul_cycles),
+            ("div32_cycles", self.div32_cycles),
+            ("div64_cycles", self.div64_cycles),
+            ("memory_cycles", self.memory_cycles),
+        ];
+        for (name, v) in one_or_more {
+            if v == 0 || v > 10_000 {
+                return Err(TimingError(format!("{name} = {v}: must be between 1 and 10000")));
+            }
+        }
+        for (name, v) in [
+            ("load_use_stall_cycles", self.load_use_stall_cycles),
+            ("taken_branch_penalty_cycles", self.taken_branch_penalty_cycles),
+            ("jump_penalty_cycles", self.jump_penalty_cycles),
+        ] {
+            if v > 10_000 {
+                return Err(TimingError(format!("{name} = {v}: must be at most 10000")));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn latency(&self, class: LatencyClass) -> u32 {
+        match class {
+            LatencyClass::Alu | LatencyClass::Branch | LatencyClass::Jump | LatencyClass::System => self.alu_cycles,
+            LatencyClass::Load | LatencyClass::Store => self.memory_cycles,
+            LatencyClass::Mul => self.mul_cycles,
+            LatencyClass::Div32 => self.div32_cycles,
+            LatencyClass::Div64 => self.div64_cycles,
+        }
+    }
+
+    /// Per-op occupancy, looked up once per instruction by the fast loop.
+    pub fn cost_table(&self) -> CostTable {
+        let mut cycles = [0u32; OP_COUNT];
+        let mut class = [LatencyClass::Alu; OP_COUNT];
+        for op in Op::all() {
+            class[op as usize] = LatencyClass::of(op);
+            cycles[op as usize] = self.latency(class[op as usize]);
+        }
+        CostTable {
+            cycles,
+            class,
+            load_use: self.load_use_stall_cycles,
+            taken_branch: self.taken_branch_penalty_cycles,
+            jump: self.jump_penalty_cycles,
+        }
+    }
+}
+
+/// [`Timing`] flattened for the execution loop.
+#[derive(Clone, Debug)]
+pub struct CostTable {
+    pub cycles: [u32; OP_COUNT],
+    pub class: [LatencyClass; OP_COUNT],
+    pub load_use: u32,
+    pub taken_branch: u32,
+    pub jump: u32,
+}
+
+/// Pipeline state carried between instructions, and the stall counts it produces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pipeline {
+    /// Destination of the previous instruction if it was a load (0 otherwise: x0 never stalls anyone).
+    pub pending_load_rd: u8,
+    pub load_use_stalls: u64,
+    pub taken_branches: u64,
+    pub jumps: u64,
+}
+
+impl Pipeline {
+    /// Cycles `d` takes given how it changed control flow (`redirected`); updates the hazard state.
+    #[inline(always)]
+    pub fn cycles(&mut self, costs: &CostTable, d: &Decoded, redirected: bool) -> u64 {
+        let mut c = costs.cycles[d.op as usize];
+        let hazard = self.pending_load_rd != 0 && (d.rs1 == self.pending_load_rd || d.rs2 == self.pending_load_rd);
+        if hazard {
+            self.load_use_stalls += 1;
+            c += costs.load_use;
+        }
+        let class = costs.class[d.op as usize];
+        if redirected {
+            if class == LatencyClass::Jump {
+                self.jumps += 1;
+                c += costs.jump;
+            } else {
+                self.taken_branches += 1;
+                c += costs.taken_branch;
+            }
+        }
+        self.pending_load_rd = if class == LatencyClass::Load { d.rd } else { 0 };
+        u64::from(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::decode;
+
+    #[test]
+    fn load_use_taken_branch_and_long_ops() {
+        let t = Timing::default();
+        let costs = t.cost_table();
+        let mut p = Pipeline::default();
+        let ld = decode(0x0005_3503).unwrap(); // ld a0, 0(a0)
+        let add = decode(0x00b5_0533).unwrap(); // add a0, a0, a1
+        let beq = decode(0xfeb5_0ee3).unwrap(); // beq a0, a1, -4
+        let div = decode(0x02b5_4533).unwrap(); // div a0, a0, a1
+        let divw = decode(0x02b5_453b).unwrap();
+        let mul = decode(0x02b5_0533).unwrap();
+        assert_eq!(p.cycles(&costs, &ld, false), 1);
+        assert_eq!(p.cycles(&costs, &add, false), 2, "add reads the loaded a0");
+        assert_eq!(p.cycles(&costs, &add, false), 1);
+        assert_eq!(p.cycles(&costs, &beq, true), 3);
+        assert_eq!(p.cycles(&costs, &beq, false), 1);
+        assert_eq!(p.cycles(&costs, &div, false), 66);
+        assert_eq!(p.cycles(&costs, &divw, false), 34);
+        assert_eq!(p.cycles(&costs, &mul, false), 5);
+        assert_eq!((p.load_use_stalls, p.taken_branches, p.jumps), (1, 1, 0));
+        // A load into x0 stalls nobody.
+        let ld0 = decode(0x0005_3003).unwrap(); // ld x0, 0(a0)
+        p.cycles(&costs, &ld0, false);
+        assert_eq!(p.cycles(&costs, &decode(0x0000_0033).unwrap(), false), 1); // add x0, x0, x0
+    }
+
+    #[test]
+    fn every_op_has_a_class() {
+        for op in Op::all() {
+            assert!(Timing::default().latency(LatencyClass::of(op)) >= 1);
+        }
+    }
+
+    #[test]
+    fn rejects_zero_latency() {
+        let t = Timing { mul_cycles: 0, ..Timing::default() };
+        assert_eq!(t.validate().unwrap_err().to_string(), "timing: mul_cycles = 0: must be between 1 and 10000");
+    }
+}
