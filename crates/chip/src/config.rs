@@ -1,0 +1,292 @@
+//! Chip descriptions: a TOML file names the mesh, the core (memory, clock, pipeline latencies), the network and
+//! the kind of network interface on every tile. Presets live in `chips/`. Unknown keys are errors, so a typo never
+//! silently falls back to a default.
+
+use noc::config::{NetworkConfig, RouterPipeline};
+use noc::routing::Routing;
+use riscv::Timing;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Base address of every tile's private memory.
+pub const MEMORY_BASE: u64 = 0x8000_0000;
+/// Largest private memory per tile (the runtime's linker script window).
+pub const MAX_MEMORY_KIB: u64 = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChipConfigError {
+    #[error("cannot read chip file {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("chip file {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("chip {name}: {message}")]
+    Invalid { name: String, message: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshConfig {
+    pub width: u32,
+    pub height: u32,
+    #[serde(default = "one")]
+    pub concentration: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreConfig {
+    /// Only "rv64im" for now.
+    #[serde(default = "default_isa")]
+    pub isa: String,
+    pub frequency_mhz: u64,
+    /// Private memory per tile.
+    pub memory_kib: u64,
+    /// Stack reserved at the top of memory (the heap stops below it).
+    #[serde(default = "default_stack_kib")]
+    pub stack_kib: u64,
+    #[serde(default)]
+    pub timing: Timing,
+}
+
+fn default_isa() -> String {
+    "rv64im".into()
+}
+
+fn default_stack_kib() -> u64 {
+    64
+}
+
+/// The on-chip network as written in a chip file (names instead of enums, so errors can quote them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    #[serde(default = "default_router")]
+    pub router: String,
+    #[serde(default = "default_routing")]
+    pub routing: String,
+    #[serde(default = "one")]
+    pub vcs: u32,
+    #[serde(default = "default_buffer")]
+    pub buffer_depth_flits: u32,
+    #[serde(default = "one")]
+    pub credit_delay_cycles: u32,
+    #[serde(default = "one")]
+    pub link_latency_cycles: u32,
+    #[serde(default = "default_eject")]
+    pub eject_queue_flits: u32,
+    /// Independent physical networks.
+    #[serde(default = "one")]
+    pub networks: u32,
+    #[serde(default = "default_watchdog")]
+    pub watchdog_cycles: u64,
+}
+
+fn default_router() -> String {
+    "1stage".into()
+}
+fn default_routing() -> String {
+    "xy".into()
+}
+fn default_buffer() -> u32 {
+    4
+}
+fn default_eject() -> u32 {
+    16
+}
+fn default_watchdog() -> u64 {
+    100_000
+}
+
+impl Default for NetworkSection {
+    fn default() -> Self {
+        toml::from_str("").expect("every field has a default")
+    }
+}
+
+/// Which network interface sits between each core and its router.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NiKind {
+    /// No network interface: custom instructions stop the core.
+    None,
+    /// PIMP register-level send/receive FIFOs.
+    Pimp,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NiConfig {
+    pub kind: NiKind,
+    #[serde(default = "default_send_fifo")]
+    pub send_fifo_entries: u32,
+    #[serde(default = "default_recv_fifo")]
+    pub recv_fifo_entries: u32,
+}
+
+fn default_send_fifo() -> u32 {
+    8
+}
+fn default_recv_fifo() -> u32 {
+    16
+}
+
+impl Default for NiConfig {
+    fn default() -> Self {
+        NiConfig { kind: NiKind::None, send_fifo_entries: 8, recv_fifo_entries: 16 }
+    }
+}
+
+/// A whole chip.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChipConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub mesh: MeshConfig,
+    pub core: CoreConfig,
+    #[serde(default)]
+    pub network: NetworkSection,
+    #[serde(default)]
+    pub ni: NiConfig,
+}
+
+impl ChipConfig {
+    /// Reads and validates a chip file.
+    pub fn load(path: &Path) -> Result<ChipConfig, ChipConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ChipConfigError::Read { path: path.display().to_string(), source })?;
+        ChipConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates chip TOML; `origin` names the source in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<ChipConfig, ChipConfigError> {
+        let cfg: ChipConfig = toml::from_str(text).map_err(|e| ChipConfigError::Parse {
+            path: origin.to_string(),
+            // toml's message spans several lines (a source excerpt); keep the first for a one-line error.
+            message: one_line(&e),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn invalid(&self, message: String) -> ChipConfigError {
+        ChipConfigError::Invalid { name: self.name.clone(), message }
+    }
+
+    pub fn validate(&self) -> Result<(), ChipConfigError> {
+        if self.core.isa != "rv64im" {
+            return Err(self.invalid(format!("core.isa = {:?}: only \"rv64im\" is supported", self.core.isa)));
+        }
+        if self.core.frequency_mhz == 0 || self.core.frequency_mhz > 100_000 {
+            return Err(self.invalid(format!("core.frequency_mhz = {}: must be between 1 and 100000", self.core.frequency_mhz)));
+        }
+        if self.core.memory_kib < 16 || self.core.memory_kib > MAX_MEMORY_KIB {
+            return Err(self.invalid(format!("core.memory_kib = {}: must be between 16 and {MAX_MEMORY_KIB}", self.core.memory_kib)));
+        }
+        if self.core.stack_kib == 0 || self.core.stack_kib >= self.core.memory_kib {
+            return Err(self.invalid(format!(
+                "core.stack_kib = {}: must be at least 1 and less than core.memory_kib ({})",
+                self.core.stack_kib, self.core.memory_kib
+            )));
+        }
+        self.core.timing.validate().map_err(|e| self.invalid(format!("core.{e}")))?;
+        self.network_config().map_err(|m| self.invalid(m))?;
+        if self.network.networks == 0 || self.network.networks > 16 {
+            return Err(self.invalid(format!("network.networks = {}: must be between 1 and 16", self.network.networks)));
+        }
+        for (field, v) in [("ni.send_fifo_entries", self.ni.send_fifo_entries), ("ni.recv_fifo_entries", self.ni.recv_fifo_entries)] {
+            if v == 0 || v > 4096 {
+                return Err(self.invalid(format!("{field} = {v}: must be between 1 and 4096")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The network of this chip (one physical network; there are `network.networks` of them).
+    pub fn network_config(&self) -> Result<NetworkConfig, String> {
+        let pipeline: RouterPipeline = self.network.router.parse().map_err(|e| format!("network.router: {e}"))?;
+        let routing = Routing::from_name(&self.network.routing).ok_or_else(|| {
+            let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
+            format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
+        })?;
+        let cfg = NetworkConfig {
+            width: self.mesh.width,
+            height: self.mesh.height,
+            concentration: self.mesh.concentration,
+            vcs: self.network.vcs,
+            buffer_depth_flits: self.network.buffer_depth_flits,
+            credit_delay_cycles: self.network.credit_delay_cycles,
+            link_latency_cycles: self.network.link_latency_cycles,
+            pipeline,
+            routing,
+            eject_queue_flits: self.network.eject_queue_flits,
+            watchdog_cycles: self.network.watchdog_cycles,
+        };
+        cfg.validate().map_err(|e| e.to_string().replace("invalid network configuration: ", "network."))?;
+        Ok(cfg)
+    }
+
+    /// Tiles (cores) on the chip.
+    pub fn tiles(&self) -> usize {
+        (self.mesh.width * self.mesh.height * self.mesh.concentration) as usize
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.core.memory_kib * 1024
+    }
+
+    pub fn frequency_hz(&self) -> u64 {
+        self.core.frequency_mhz * 1_000_000
+    }
+}
+
+fn one_line(e: &toml::de::Error) -> String {
+    let msg = e.message().trim().lines().map(str::trim).collect::<Vec<_>>().join("; ");
+    match e.span() {
+        Some(span) => format!("{msg} (at byte {})", span.start),
+        None => msg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+        name = "t"
+        mesh = { width = 2, height = 2 }
+        core = { frequency_mhz = 500, memory_kib = 256 }
+    "#;
+
+    #[test]
+    fn minimal_chip_gets_defaults() {
+        let c = ChipConfig::parse(MINIMAL, "t.toml").unwrap();
+        assert_eq!(c.tiles(), 4);
+        assert_eq!(c.core.timing, Timing::default());
+        assert_eq!(c.ni.kind, NiKind::None);
+        assert_eq!(c.network_config().unwrap().pipeline, RouterPipeline::OneStage);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 8"), "core.memory_kib = 8"),
+            (MINIMAL.replace("width = 2", "width = 0"), "network.width = 0"),
+            (format!("{MINIMAL}\n[network]\nrouter = \"2stage\""), "unknown router pipeline '2stage'"),
+            (MINIMAL.replace("frequency_mhz = 500", "frequency_mhz = 500, colour = 1"), "unknown field `colour`"),
+            (MINIMAL.replace("name = \"t\"", ""), "missing field `name`"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"udp\""), "unknown variant `udp`"),
+            (MINIMAL.replace("memory_kib = 256 }", "memory_kib = 256, timing = { mul_cycles = 0 } }"), "core.timing: mul_cycles = 0"),
+            (format!("{MINIMAL}\n[core.timing]\nmul_cycles = 0"), "dotted key `core` attempted to extend non-table type (inline table)"),
+        ];
+        for (text, want) in cases {
+            let err = ChipConfig::parse(&text, "t.toml").unwrap_err().to_string();
+            assert!(err.contains(want), "expected {want:?} in {err:?}");
+            assert!(!err.contains('\n'), "one line: {err:?}");
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/*
+ * nocmsg_semihost.h - the RISC-V semihosting call, for the runtime and for programs that want to call it directly.
+ *
+ * A semihosting request is the instruction sequence `slli x0, x0, 0x1f; ebreak; srai x0, x0, 7` with the operation
+ * number in a0 and a pointer to its parameter block in a1; the result comes back in a0 (RISC-V semihosting spec,
+ * operations as in the Arm semihosting specification).
+ */
+#ifndef NOCMSG_SEMIHOST_H
+#define NOCMSG_SEMIHOST_H
+
+#include <stdint.h>
+
+enum {
+    NOCMSG_SYS_OPEN = 0x01,
+    NOCMSG_SYS_CLOSE = 0x02,
+    NOCMSG_SYS_WRITEC = 0x03,
+    NOCMSG_SYS_WRITE0 = 0x04,
+    NOCMSG_SYS_WRITE = 0x05,
+    NOCMSG_SYS_READ = 0x06,
+    NOCMSG_SYS_ISTTY = 0x09,
+    NOCMSG_SYS_SEEK = 0x0a,
+    NOCMSG_SYS_FLEN = 0x0c,
+    NOCMSG_SYS_CLOCK = 0x10,
+    NOCMSG_SYS_TIME = 0x11,
+    NOCMSG_SYS_ERRNO = 0x13,
+    NOCMSG_SYS_GET_CMDLINE = 0x15,
+    NOCMSG_SYS_HEAPINFO = 0x16,
+    NOCMSG_SYS_EXIT = 0x18,
+    NOCMSG_SYS_EXIT_EXTENDED = 0x20,
+    NOCMSG_SYS_ELAPSED = 0x30,
+    NOCMSG_SYS_TICKFREQ = 0x31,
+};
+
+static inline uintptr_t nocmsg_semihost(uintptr_t op, void *arg)
+{
+    register uintptr_t a0 __asm__("a0") = op;
+    register void *a1 __asm__("a1") = arg;
+    __asm__ volatile(".option push\n\t.option norvc\n\t"
+                     "slli x0, x0, 0x1f\n\tebreak\n\tsrai x0, x0, 7\n\t"
+                     ".option pop"
+                     : "+r"(a0)
+                     : "r"(a1)
+                     : "memory");
+    return a0;
+}
+
+#endif /* NOCMSG_SEMIHOST_H */
