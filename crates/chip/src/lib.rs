@@ -1,1 +1,27 @@
-pub mod config; pub mod elf;
+//! # nocmsg-chip: a many-core chip running real programs
+//!
+//! A chip is a mesh of tiles, each a RISC-V core with private memory and a network interface, described by a TOML
+//! file ([`config`], presets in `chips/`). [`Chip`] loads the same ELF into every selected tile (SPMD), fills in
+//! each core's boot block (rank, core count, mesh shape, clock, stack), and runs the cores on one global clock.
+//!
+//! Why it is fast: program text is decoded once and shared by all cores ([`core::DecodedText`]); each core runs
+//! a tight loop over decoded instructions with timing from a per-op table; and because a core's memory is private,
+//! a core may run ahead of the global clock until it next interacts with something outside itself. Debug
+//! clocking advances everything one cycle at a time and must give identical results (tested).
+//!
+//! Programs talk to the host through RISC-V semihosting ([`semihost`]): console output (kept per core and printed
+//! in simulated-time order, [`console`]), files under the working directory, simulated time, command line, heap
+//! information and exit. Guest errors stop the core with a [`core::CoreFault`] naming core, pc, instruction and
+//! reason; they never bring down the simulator.
+
+pub mod chip;
+pub mod config;
+pub mod console;
+pub mod core;
+pub mod elf;
+pub mod semihost;
+pub mod stats;
+
+pub use chip::{Chip, Event, RunEnd, RunOptions};
+pub use config::ChipConfig;
+pub use elf::Program;

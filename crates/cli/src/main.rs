@@ -1,11 +1,13 @@
 //! `nocmsg`: the command-line front end of the nocmsg many-core laboratory.
 //!
 //! Exit codes: 0 success, 1 an operational failure (I/O), 2 bad arguments or configuration, 3 the simulated network
-//! deadlocked (the watchdog's report is on stderr).
+//! deadlocked (the watchdog's report is on stderr). `nocmsg run` passes on the program's own exit status, 4 when a
+//! core stops on an error and 5 at the cycle limit (see `run.rs`).
 
 mod args;
 mod bench;
 mod deadlock_demo;
+mod run;
 mod traffic;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a bare-metal RISC-V program (built with bin/nocmsg-cc) on every core of a simulated chip.
+    Run(Box<run::RunArgs>),
     /// Synthetic traffic on a mesh: latency and throughput against offered load.
     Traffic(Box<traffic::TrafficArgs>),
     /// NoCMsg's Figure 1: two nodes send each other packets longer than the buffering between them while neither
@@ -37,12 +41,14 @@ pub enum Exit {
     Usage(String),
     /// The network deadlocked: exit code 3; the message is the watchdog's report.
     Deadlock(String),
+    /// A simulated program failed: this exit code, and a message for stderr.
+    Status(u8, String),
 }
 
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Exit::Usage(msg) | Exit::Deadlock(msg) => f.write_str(msg),
+            Exit::Usage(msg) | Exit::Deadlock(msg) | Exit::Status(_, msg) => f.write_str(msg),
         }
     }
 }
@@ -90,6 +96,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => run::run(*args),
         Command::Traffic(args) => traffic::run(*args),
         Command::DeadlockDemo(args) => deadlock_demo::run(args),
         Command::Bench(args) => bench::run(args),
@@ -105,6 +112,10 @@ fn main() -> ExitCode {
                 Some(Exit::Deadlock(report)) => {
                     eprint!("{report}");
                     ExitCode::from(3)
+                }
+                Some(Exit::Status(code, msg)) => {
+                    eprintln!("{msg}");
+                    ExitCode::from(*code)
                 }
                 None => {
                     eprintln!("nocmsg: error: {err:#}");

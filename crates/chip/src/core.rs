@@ -1,0 +1,268 @@
+//! One tile's core: an RV64IM hart with its private memory, run by a fast loop over pre-decoded program text.
+//!
+//! Every core of a chip runs the same program, so the program text is decoded once and shared. A core that writes
+//! into its own text (self-modifying code, a JIT) switches to decoding from its memory at every fetch, which is
+//! slow but exact. A core never touches another core's state, so it can run ahead of the global clock until its
+//! next interaction with the outside world (a network interface instruction); in this version cores only interact
+//! with the host (semihosting), which is per core, so they run independently.
+
+use crate::console::Console;
+use crate::semihost::{self, FileTable};
+use riscv::disasm::disassemble_word;
+use riscv::exec::{EnvOp, Fault, Flow};
+use riscv::isa::OP_COUNT;
+use riscv::{CostTable, Decoded, Hart, MemFault, Memory, Pipeline, Ram};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Program text decoded once for all cores: entry `i` is the instruction at `base + 4 i` (`None`: not an
+/// instruction, reported if executed).
+#[derive(Debug)]
+pub struct DecodedText {
+    pub base: u64,
+    pub words: Vec<Option<Decoded>>,
+}
+
+impl DecodedText {
+    pub fn new(base: u64, bytes: &[u8]) -> DecodedText {
+        let words = bytes.chunks_exact(4).map(|w| riscv::decode(u32::from_le_bytes(w.try_into().unwrap()))).collect();
+        DecodedText { base, words }
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.words.len() as u64 * 4
+    }
+}
+
+/// A tile's private memory, noticing stores into the shared decoded text.
+#[derive(Debug)]
+pub struct TileMemory {
+    pub ram: Ram,
+    text_base: u64,
+    text_len: u64,
+    /// Set once the core has stored into its program text; fetches then decode from memory.
+    pub text_written: bool,
+}
+
+impl Memory for TileMemory {
+    #[inline(always)]
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, MemFault> {
+        self.ram.load(addr, size)
+    }
+
+    #[inline(always)]
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        self.ram.store(addr, size, value)?;
+        if addr.wrapping_sub(self.text_base) < self.text_len {
+            self.text_written = true;
+        }
+        Ok(())
+    }
+}
+
+/// Why a core stopped before exiting normally: everything needed to find the bug without a debugger.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CoreFault {
+    pub core: usize,
+    pub tile: usize,
+    pub pc: u64,
+    /// The instruction word at `pc`, if it could be fetched.
+    pub instruction: Option<u32>,
+    pub disassembly: String,
+    pub reason: String,
+    pub cycle: u64,
+}
+
+impl std::fmt::Display for CoreFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "core {} (tile {}) stopped at cycle {}, pc {:#x}", self.core, self.tile, self.cycle, self.pc)?;
+        if let Some(word) = self.instruction {
+            write!(f, " [{word:08x}] {}", self.disassembly)?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum CoreStatus {
+    Running,
+    Exited { code: i64 },
+    Faulted { fault: Box<CoreFault> },
+}
+
+/// What a network interface instruction needs from the tile. Only `None` exists in this version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NiPresence {
+    None,
+    /// Configured in the chip file, not implemented yet.
+    Unimplemented(&'static str),
+}
+
+/// Read-only facts shared by all cores of a run.
+#[derive(Debug)]
+pub struct CoreEnv {
+    pub costs: CostTable,
+    pub frequency_hz: u64,
+    pub command_line: String,
+    pub heap_start: u64,
+    pub heap_end: u64,
+    pub stack_top: u64,
+    /// Directory files opened through semihosting are resolved against (and confined to).
+    pub work_dir: std::path::PathBuf,
+    pub ni: NiPresence,
+}
+
+/// One core and everything it owns.
+#[derive(Debug)]
+pub struct Core {
+    /// Rank among the cores running the program.
+    pub rank: usize,
+    pub tile: usize,
+    pub hart: Hart,
+    pub mem: TileMemory,
+    text: Arc<DecodedText>,
+    pub pipeline: Pipeline,
+    /// Retired instructions per op (stall accounting for multi-cycle ops is derived from these).
+    pub op_counts: Box<[u64; OP_COUNT]>,
+    pub status: CoreStatus,
+    pub console: Console,
+    pub files: FileTable,
+    /// Cycle at which the core exited or faulted.
+    pub end_cycle: Option<u64>,
+}
+
+impl Core {
+    pub fn new(rank: usize, tile: usize, hart: Hart, ram: Ram, text: Arc<DecodedText>) -> Core {
+        let (text_base, text_len) = (text.base, text.len_bytes());
+        Core {
+            rank,
+            tile,
+            hart,
+            mem: TileMemory { ram, text_base, text_len, text_written: false },
+            text,
+            pipeline: Pipeline::default(),
+            op_counts: Box::new([0; OP_COUNT]),
+            status: CoreStatus::Running,
+            console: Console::default(),
+            files: FileTable::default(),
+            end_cycle: None,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        matches!(self.status, CoreStatus::Running)
+    }
+
+    /// The instruction at the pc: from the shared decoded text when possible.
+    #[inline(always)]
+    fn fetch(&mut self) -> Result<Decoded, String> {
+        let pc = self.hart.pc;
+        let index = pc.wrapping_sub(self.text.base) >> 2;
+        if pc & 3 == 0 && (index as usize) < self.text.words.len() && !self.mem.text_written {
+            return self.text.words[index as usize].ok_or_else(|| "illegal instruction".to_string());
+        }
+        let word = self.mem.fetch(pc).map_err(|e| e.to_string())?;
+        riscv::decode(word).ok_or_else(|| "illegal instruction".to_string())
+    }
+
+    /// Stops the core with a report about the instruction at the pc.
+    pub fn fault(&mut self, reason: String) {
+        let pc = self.hart.pc;
+        let instruction = self.mem.ram.load(pc, 4).ok().map(|w| w as u32);
+        let disassembly = instruction.map(|w| disassemble_word(w, pc)).unwrap_or_default();
+        let cycle = self.hart.cycle;
+        self.status = CoreStatus::Faulted {
+            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, disassembly, reason, cycle }),
+        };
+        self.end_cycle = Some(cycle);
+    }
+
+    pub fn exit(&mut self, code: i64) {
+        self.status = CoreStatus::Exited { code };
+        self.end_cycle = Some(self.hart.cycle);
+    }
+
+    /// Runs until the core's clock reaches `until` or it stops. Instructions start at cycles below `until`; the
+    /// last one may end beyond it.
+    pub fn run(&mut self, until: u64, env: &CoreEnv) {
+        while self.hart.cycle < until {
+            let d = match self.fetch() {
+                Ok(d) => d,
+                Err(reason) => return self.fault(reason),
+            };
+            let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
+                Ok(Flow::Next) => false,
+                Ok(Flow::Redirect) => true,
+                Ok(Flow::Environment(op)) => {
+                    if !self.environment(op, env) {
+                        return;
+                    }
+                    false
+                }
+                Err(fault) => return self.fault(fault_reason(&fault)),
+            };
+            self.hart.cycle += self.pipeline.cycles(&env.costs, &d, redirected);
+            self.hart.instret += 1;
+            self.op_counts[d.op as usize] += 1;
+        }
+    }
+
+    /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions; returns false if the core stopped. On
+    /// success the pc has moved past the instruction.
+    fn environment(&mut self, op: EnvOp, env: &CoreEnv) -> bool {
+        match op {
+            EnvOp::Ebreak if semihost::is_semihosting_call(&mut self.mem.ram, self.hart.pc) => {
+                match semihost::call(self, env) {
+                    Ok(semihost::Outcome::Continue) => {
+                        self.hart.pc = self.hart.pc.wrapping_add(4);
+                        true
+                    }
+                    Ok(semihost::Outcome::Exit(code)) => {
+                        // The exit call retires like any instruction before the core stops.
+                        self.hart.pc = self.hart.pc.wrapping_add(4);
+                        self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
+                        self.hart.instret += 1;
+                        self.op_counts[riscv::Op::Ebreak as usize] += 1;
+                        self.exit(code);
+                        false
+                    }
+                    Err(reason) => {
+                        self.fault(format!("semihosting: {reason}"));
+                        false
+                    }
+                }
+            }
+            EnvOp::Ebreak => {
+                self.fault("breakpoint (ebreak outside a semihosting sequence)".into());
+                false
+            }
+            EnvOp::Ecall => {
+                self.fault("ecall: there is no operating system; use semihosting (picolibc --oslib=semihost)".into());
+                false
+            }
+            EnvOp::FenceI => {
+                // The decoded text is only used while the core has not written its text, so there is nothing to
+                // flush; fence.i is an ordinary one-cycle instruction.
+                self.hart.pc = self.hart.pc.wrapping_add(4);
+                true
+            }
+            EnvOp::Custom(d) => {
+                let what = match env.ni {
+                    NiPresence::None => "this chip has no network interface (ni.kind = \"none\")".to_string(),
+                    NiPresence::Unimplemented(kind) => format!("the {kind} network interface is not implemented in this version"),
+                };
+                self.fault(format!("network interface instruction `{}`: {what}", riscv::disasm::disassemble(&d, self.hart.pc)));
+                false
+            }
+        }
+    }
+}
+
+fn fault_reason(fault: &Fault) -> String {
+    match fault {
+        Fault::Memory(m) => m.to_string(),
+        Fault::MisalignedTarget { .. } => fault.to_string(),
+        Fault::Csr { .. } => format!("illegal instruction: {fault}"),
+    }
+}

@@ -1,0 +1,119 @@
+//! The `stats.json` of a run: per core cycles, instructions and stall cycles by cause, and the host's speed.
+//! Everything but the `host` section is deterministic.
+
+use crate::core::{Core, CoreStatus};
+use riscv::isa::Op;
+use riscv::timing::LatencyClass;
+use riscv::Timing;
+use serde::Serialize;
+
+/// Cycles beyond one per instruction, by cause.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stalls {
+    /// An instruction waited for the load just before it.
+    pub load_use: u64,
+    /// Squashed fetches behind taken branches.
+    pub branch: u64,
+    /// Squashed fetches behind jumps.
+    pub jump: u64,
+    /// Multi-cycle multiplies.
+    pub mul: u64,
+    /// Multi-cycle divisions and remainders.
+    pub div: u64,
+    /// Memory accesses slower than one cycle.
+    pub memory: u64,
+    /// ALU operations slower than one cycle (a chip with `alu_cycles` > 1).
+    pub alu: u64,
+}
+
+impl Stalls {
+    pub fn total(&self) -> u64 {
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoreStats {
+    pub core: usize,
+    pub tile: usize,
+    #[serde(flatten)]
+    pub status: CoreStatus,
+    /// Cycle at which the core stopped.
+    pub cycles: u64,
+    pub instructions: u64,
+    pub stalls: Stalls,
+    pub console_bytes: u64,
+}
+
+impl CoreStats {
+    pub fn of(core: &Core, timing: &Timing) -> CoreStats {
+        let count = |pred: &dyn Fn(LatencyClass) -> bool| -> u64 {
+            Op::all().filter(|&op| pred(LatencyClass::of(op))).map(|op| core.op_counts[op as usize]).sum()
+        };
+        let extra = |cycles: u32| u64::from(cycles.saturating_sub(1));
+        let alu_like = count(&|c| matches!(c, LatencyClass::Alu | LatencyClass::Branch | LatencyClass::Jump | LatencyClass::System));
+        let p = &core.pipeline;
+        let stalls = Stalls {
+            load_use: p.load_use_stalls * u64::from(timing.load_use_stall_cycles),
+            branch: p.taken_branches * u64::from(timing.taken_branch_penalty_cycles),
+            jump: p.jumps * u64::from(timing.jump_penalty_cycles),
+            mul: count(&|c| c == LatencyClass::Mul) * extra(timing.mul_cycles),
+            div: count(&|c| c == LatencyClass::Div32) * extra(timing.div32_cycles)
+                + count(&|c| c == LatencyClass::Div64) * extra(timing.div64_cycles),
+            memory: count(&|c| matches!(c, LatencyClass::Load | LatencyClass::Store)) * extra(timing.memory_cycles),
+            alu: alu_like * extra(timing.alu_cycles),
+        };
+        CoreStats {
+            core: core.rank,
+            tile: core.tile,
+            status: core.status.clone(),
+            cycles: core.end_cycle.unwrap_or(core.hart.cycle),
+            instructions: core.hart.instret,
+            stalls,
+            console_bytes: core.console.bytes_written,
+        }
+    }
+}
+
+/// Host-side measurements: the only part of the stats that varies between identical runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostStats {
+    pub seconds: f64,
+    /// Simulated instructions (all cores) per host second.
+    pub instructions_per_second: f64,
+    pub mips: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunStats {
+    pub chip: String,
+    pub program: String,
+    pub frequency_hz: u64,
+    pub clocking: &'static str,
+    /// Cycle at which the last core stopped.
+    pub total_cycles: u64,
+    /// `total_cycles` at the chip's clock frequency.
+    pub simulated_seconds: f64,
+    pub instructions: u64,
+    pub cores: Vec<CoreStats>,
+    pub host: HostStats,
+}
+
+impl RunStats {
+    pub fn new(chip: &str, program: &str, frequency_hz: u64, debug: bool, cores: Vec<CoreStats>, host_seconds: f64) -> RunStats {
+        let total_cycles = cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+        let instructions: u64 = cores.iter().map(|c| c.instructions).sum();
+        let ips = if host_seconds > 0.0 { instructions as f64 / host_seconds } else { 0.0 };
+        RunStats {
+            chip: chip.to_string(),
+            program: program.to_string(),
+            frequency_hz,
+            clocking: if debug { "debug" } else { "fast" },
+            total_cycles,
+            simulated_seconds: total_cycles as f64 / frequency_hz as f64,
+            instructions,
+            cores,
+            host: HostStats { seconds: host_seconds, instructions_per_second: ips, mips: ips / 1e6 },
+        }
+    }
+}
