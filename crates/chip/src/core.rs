@@ -238,7 +238,7 @@ impl Core {
                 false
             }
             EnvOp::Ecall => {
-                self.fault("ecall: there is no operating system; use semihosting (picolibc --oslib=semihost)".into());
+                self.fault("no operating system to take the ecall; use semihosting (picolibc --oslib=semihost)".into());
                 false
             }
             EnvOp::FenceI => {

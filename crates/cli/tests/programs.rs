@@ -1,0 +1,335 @@
+//! Real C programs on the simulated chip: built with `bin/nocmsg-cc` (Debian's riscv64-unknown-elf-gcc and
+//! picolibc, installed by `make test`), run with `nocmsg run`, checked against golden output, against the same
+//! programs built natively, against debug clocking, and for precise fault reports.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const PROGRAMS: &[&str] =
+    &["hello", "sort", "crc32", "matmul_int", "matmul_double", "recursion", "malloc", "printf_double", "readfile", "exitcode"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn programs_dir() -> PathBuf {
+    root().join("tests/programs")
+}
+
+fn chip(name: &str) -> String {
+    root().join("chips").join(format!("{name}.toml")).display().to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn show(out: &Output) -> String {
+    format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+fn run_checked(cmd: &mut Command, what: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(out.status.success(), "{what} failed\n{}", show(&out));
+}
+
+/// Builds every test program once per test run, for the simulator and natively.
+fn builds() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("nocmsg-programs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let cc = root().join("bin/nocmsg-cc");
+        let src = programs_dir();
+        for p in PROGRAMS {
+            let c = src.join(format!("{p}.c"));
+            run_checked(
+                Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(&c).arg("-o").arg(dir.join(format!("{p}.elf"))).arg("-lm"),
+                &format!("nocmsg-cc {p}.c"),
+            );
+            run_checked(
+                Command::new("cc").args(["-O2", "-std=c11"]).arg(&c).arg("-o").arg(dir.join(format!("{p}.native"))).arg("-lm"),
+                &format!("cc {p}.c"),
+            );
+        }
+        let sim = root().join("tests/sim");
+        run_checked(
+            Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("kernels.c")).arg(sim.join("kernels.S")).arg("-o").arg(dir.join("kernels.elf")),
+            "nocmsg-cc kernels",
+        );
+        run_checked(
+            Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("fault.c")).arg("-o").arg(dir.join("fault.elf")),
+            "nocmsg-cc fault.c",
+        );
+        dir
+    })
+}
+
+fn elf(name: &str) -> String {
+    builds().join(format!("{name}.elf")).display().to_string()
+}
+
+fn nocmsg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(programs_dir()).output().expect("nocmsg runs")
+}
+
+fn program_args(p: &str) -> Vec<&'static str> {
+    if p == "readfile" {
+        vec!["input.txt"]
+    } else {
+        vec![]
+    }
+}
+
+fn expected(p: &str) -> String {
+    std::fs::read_to_string(programs_dir().join(format!("{p}.expected"))).unwrap()
+}
+
+/// Splits prefixed console output into each core's lines.
+fn by_core(stdout: &str) -> BTreeMap<usize, String> {
+    let mut cores: BTreeMap<usize, String> = BTreeMap::new();
+    for line in stdout.lines() {
+        let rest = line.strip_prefix("[core ").unwrap_or_else(|| panic!("line without a core prefix: {line:?}"));
+        let (n, text) = rest.split_once("] ").unwrap_or_else(|| (rest.trim_end_matches(']'), ""));
+        let entry = cores.entry(n.parse().unwrap()).or_default();
+        entry.push_str(text);
+        entry.push('\n');
+    }
+    cores
+}
+
+#[test]
+fn programs_print_their_golden_output_on_1_4_and_16_cores() {
+    for p in PROGRAMS {
+        for cores in ["1", "4", "16"] {
+            let c = chip_4x4();
+            let mut args = vec!["run", "--chip", &c, "-n", cores];
+            let path = elf(p);
+            args.push(&path);
+            args.extend(program_args(p));
+            let out = nocmsg(&args);
+            let want_status = if *p == "exitcode" { Some(3) } else { Some(0) };
+            assert_eq!(out.status.code(), want_status, "{p} on {cores} cores\n{}", show(&out));
+            let per_core = by_core(&text(&out.stdout));
+            let n: usize = cores.parse().unwrap();
+            assert_eq!(per_core.len(), n, "{p}: every core prints\n{}", show(&out));
+            for (core, got) in per_core {
+                let want = if *p == "hello" { format!("hello from core {core} of {n}\n") } else { expected(p) };
+                assert_eq!(got, want, "{p}, core {core} of {n}");
+            }
+        }
+    }
+}
+
+fn chip_4x4() -> String {
+    chip("pimp-4x4")
+}
+
+#[test]
+fn native_and_simulated_builds_print_the_same() {
+    for p in PROGRAMS {
+        let native = Command::new(builds().join(format!("{p}.native")))
+            .args(program_args(p))
+            .current_dir(programs_dir())
+            .env_clear()
+            .output()
+            .unwrap();
+        let c = chip_4x4();
+        let mut args = vec!["run", "--chip", &c, "-n", "1", "--no-prefix"];
+        let path = elf(p);
+        args.push(&path);
+        args.extend(program_args(p));
+        let sim = nocmsg(&args);
+        assert_eq!(text(&sim.stdout), text(&native.stdout), "{p}: simulated vs native stdout");
+        assert_eq!(sim.status.code(), native.status.code(), "{p}: exit status\n{}", show(&sim));
+    }
+}
+
+#[test]
+fn kernel_cycle_counts_match_the_golden_file() {
+    // Assembly kernels timed with rdcycle/rdinstret: independent of the compiler, they pin the timing model
+    // (load-use stalls, taken-branch and jump penalties, MUL 5, DIV 66, DIVW 34). Update only on purpose.
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", &elf("kernels")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let golden = std::fs::read_to_string(root().join("tests/sim/kernels.expected")).unwrap();
+    assert_eq!(text(&out.stdout), golden);
+}
+
+#[test]
+fn kernel_cycle_counts_follow_the_latency_table() {
+    // The same kernels on a chip with different latencies: the differences are exactly what the table says.
+    let dir = std::env::temp_dir().join(format!("nocmsg-timing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(chip("pimp-2x2")).unwrap();
+    let slow = base.replace("div64_cycles = 66", "div64_cycles = 70").replace("load_use_stall_cycles = 1", "load_use_stall_cycles = 2");
+    let slow_chip = dir.join("slow.toml");
+    std::fs::write(&slow_chip, slow).unwrap();
+    let cycles = |chip: &str| -> BTreeMap<String, u64> {
+        let out = nocmsg(&["run", "--chip", chip, "-n", "1", "--no-prefix", &elf("kernels")]);
+        assert!(out.status.success(), "{}", show(&out));
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let (name, rest) = l.split_once(": cycles ")?;
+                Some((name.to_string(), rest.split_whitespace().next()?.parse().ok()?))
+            })
+            .collect()
+    };
+    let a = cycles(&chip("pimp-2x2"));
+    let b = cycles(slow_chip.to_str().unwrap());
+    // kernel_sum: one load-use stall per element (256).
+    assert_eq!(b["sum"] - a["sum"], 256);
+    // kernel_muldiv: two 64-bit divisions per iteration (div, remu), 100 iterations, 4 cycles more each.
+    assert_eq!(b["muldiv"] - a["muldiv"], 2 * 100 * 4);
+}
+
+#[test]
+fn fast_and_debug_clocking_agree() {
+    for (p, cores) in [("hello", "16"), ("sort", "4"), ("printf_double", "2")] {
+        let dir = std::env::temp_dir().join(format!("nocmsg-clocking-{}-{p}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut outputs = Vec::new();
+        for mode in [None, Some("--debug-clocking")] {
+            let stats = dir.join(format!("{}.json", mode.is_some()));
+            let stats_s = stats.display().to_string();
+            let c = chip_4x4_str();
+            let mut args = vec!["run", "--chip", &c, "-n", cores, "--stats", &stats_s];
+            args.extend(mode);
+            let path = elf(p);
+            args.push(&path);
+            let out = nocmsg(&args);
+            assert!(out.status.success(), "{}", show(&out));
+            let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+            let obj = json.as_object_mut().unwrap();
+            obj.remove("host");
+            obj.remove("clocking");
+            outputs.push((text(&out.stdout), json));
+        }
+        assert_eq!(outputs[0].0, outputs[1].0, "{p}: console output differs between clockings");
+        assert_eq!(outputs[0].1, outputs[1].1, "{p}: stats differ between clockings");
+    }
+}
+
+fn chip_4x4_str() -> String {
+    chip("pimp-4x4")
+}
+
+#[test]
+fn stats_json_has_cycles_instructions_and_stalls_per_core() {
+    let dir = std::env::temp_dir().join(format!("nocmsg-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stats = dir.join("stats.json");
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "--stats", stats.to_str().unwrap(), &elf("matmul_int")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let cores = json["cores"].as_array().unwrap();
+    assert_eq!(cores.len(), 4);
+    let mut max = 0;
+    for c in cores {
+        let cycles = c["cycles"].as_u64().unwrap();
+        let instructions = c["instructions"].as_u64().unwrap();
+        let stalls: u64 = c["stalls"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+        // Every cycle is an instruction or a stall of a named cause.
+        assert_eq!(cycles, instructions + stalls, "{c}");
+        assert!(c["stalls"]["mul"].as_u64().unwrap() > 0, "matmul multiplies: {c}");
+        assert_eq!(c["state"], "exited");
+        max = max.max(cycles);
+    }
+    assert_eq!(json["total_cycles"].as_u64().unwrap(), max);
+    assert!(json["host"]["mips"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn faults_stop_the_core_with_a_precise_report() {
+    let cases = [
+        ("illegal", "[00000000] .word 0x00000000: illegal instruction"),
+        ("load", "load of 8 bytes at 0x10 is outside memory"),
+        ("misaligned", "misaligned load of 8 bytes"),
+        ("ecall", "ecall: no operating system"),
+    ];
+    for (kind, want) in cases {
+        let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), &elf("fault"), kind, "2"]);
+        assert_eq!(out.status.code(), Some(4), "{kind}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert!(err.starts_with("nocmsg: core 2 (tile 2) stopped at cycle "), "{kind}: {err}");
+        assert!(err.contains(", pc 0x8"), "{kind}: {err}");
+        assert!(err.contains(want), "{kind}: expected {want:?} in {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        // The other cores still ran to completion.
+        let per_core = by_core(&text(&out.stdout));
+        assert_eq!(per_core.get(&2).map(String::as_str), Some(format!("core 2 failing with {kind}\n").as_str()));
+    }
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), &elf("fault"), "exit", "1"]);
+    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    assert_eq!(text(&out.stderr), "nocmsg: core 1 exited with status 7\n");
+}
+
+#[test]
+fn cycle_limit_stops_the_run() {
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "--max-cycles", "10000", &elf("sort")]);
+    assert_eq!(out.status.code(), Some(5), "{}", show(&out));
+    assert_eq!(text(&out.stderr), "nocmsg: cycle limit 10000 reached with cores 0, 1, 2, 3 still running\n");
+}
+
+#[test]
+fn subsets_and_console_files() {
+    let dir = std::env::temp_dir().join(format!("nocmsg-console-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = nocmsg(&["run", "--chip", &chip("pimp-4x4"), "--tiles", "5,9-10", "--console-dir", dir.to_str().unwrap(), &elf("hello")]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "");
+    for rank in 0..3 {
+        let got = std::fs::read_to_string(dir.join(format!("core-{rank}.out"))).unwrap();
+        assert_eq!(got, format!("hello from core {rank} of 3\n"));
+    }
+}
+
+#[test]
+fn bad_inputs_get_one_clear_line_and_exit_code_2() {
+    let dir = std::env::temp_dir().join(format!("nocmsg-badinput-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbage = dir.join("garbage.elf");
+    std::fs::write(&garbage, b"this is not an executable").unwrap();
+    let truncated = dir.join("truncated.elf");
+    let bytes = std::fs::read(elf("hello")).unwrap();
+    std::fs::write(&truncated, &bytes[..100]).unwrap();
+    let bad_toml = dir.join("bad.toml");
+    std::fs::write(&bad_toml, "name = \"x\"\nmesh = { width = 2, height = 2 }\ncore = { frequency_mhz = 1000, memory_kib = 4 }\n").unwrap();
+    let typo = dir.join("typo.toml");
+    std::fs::write(&typo, std::fs::read_to_string(chip("pimp-2x2")).unwrap().replace("mul_cycles", "mull_cycles")).unwrap();
+    let host = std::env::current_exe().unwrap();
+    let (g, t, b, ty, h) = (garbage.to_str().unwrap(), truncated.to_str().unwrap(), bad_toml.to_str().unwrap(), typo.to_str().unwrap(), host.to_str().unwrap());
+    let c2 = chip("pimp-2x2");
+    let hello = elf("hello");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "--chip", &c2, "/nonexistent/prog.elf"], "cannot read program /nonexistent/prog.elf"),
+        (vec!["run", "--chip", &c2, g], "is not a valid ELF file: no ELF magic number"),
+        (vec!["run", "--chip", &c2, t], "is not a valid ELF file"),
+        (vec!["run", "--chip", &c2, h], "but the cores are RV64"),
+        (vec!["run", "--chip", "/nonexistent/chip.toml", &hello], "cannot read chip file /nonexistent/chip.toml"),
+        (vec!["run", "--chip", b, &hello], "core.memory_kib = 4: must be between 16"),
+        (vec!["run", "--chip", ty, &hello], "unknown field `mull_cycles`"),
+        (vec!["run", "--chip", &c2, "-n", "5", &hello], "--cores 5: chip pimp-2x2 has 4 cores"),
+        (vec!["run", "--chip", &c2, "--tiles", "1,7", &hello], "tile 7 does not exist"),
+        (vec!["run", "--chip", &c2, "--tiles", "1,1", &hello], "tile 1 is selected twice"),
+    ];
+    for (args, want) in cases {
+        let out = nocmsg(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line\n{err}");
+        assert!(err.contains(want), "{args:?}: expected {want:?} in {err}");
+    }
+}
+
+#[test]
+fn programs_read_files_only_under_the_working_directory() {
+    // readfile opens its argument through semihosting; a path escaping the working directory is refused.
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", &elf("readfile"), "../programs/input.txt"]);
+    assert_ne!(out.status.code(), Some(0), "{}", show(&out));
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", &elf("readfile"), "input.txt"]);
+    assert_eq!(text(&out.stdout), expected("readfile"));
+}
