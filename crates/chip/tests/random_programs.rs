@@ -1,0 +1,102 @@
+//! Random instruction words never crash the simulator: every core ends by exiting, stopping with a fault report,
+//! or still running at the cycle limit. And fast clocking equals debug clocking on them too.
+
+use chip::chip::{Event, RunEnd, RunOptions};
+use chip::config::MEMORY_BASE;
+use chip::elf::{Program, Segment};
+use chip::{Chip, ChipConfig};
+use proptest::prelude::*;
+
+const CHIP: &str = r#"
+    name = "fuzz"
+    mesh = { width = 2, height = 2 }
+    core = { frequency_mhz = 100, memory_kib = 64, stack_kib = 8 }
+"#;
+
+const SEMIHOSTING_CALL: [u32; 3] = [0x01f0_1013, 0x0010_0073, 0x4070_5013];
+
+/// A word: fully random, or a random instance of a table row (free bits random), or a semihosting call.
+fn word() -> impl Strategy<Value = Vec<u32>> {
+    prop_oneof![
+        2 => any::<u32>().prop_map(|w| vec![w]),
+        12 => (0..riscv::isa::INSTRUCTIONS.len(), any::<u32>()).prop_map(|(row, bits)| {
+            let s = &riscv::isa::INSTRUCTIONS[row];
+            vec![s.match_bits | (bits & !s.mask)]
+        }),
+        // A semihosting call with a random operation number (a1 points into memory thanks to the prologue).
+        2 => (0u32..0x33).prop_map(|op| {
+            let mut w = vec![op << 20 | 10 << 7 | 0x13]; // addi a0, zero, op
+            w.extend(SEMIHOSTING_CALL);
+            w
+        }),
+    ]
+}
+
+/// Points every register into memory first (`lui r, 0x80000 + k; slli r, r, 32; srli r, r, 32`), so random
+/// loads, stores and jumps often hit real memory instead of faulting at once.
+fn prologue() -> Vec<u32> {
+    let mut words = Vec::new();
+    for r in 1..32u32 {
+        let upper = 0x80000 + (r % 16);
+        words.push(upper << 12 | r << 7 | 0x37);
+        words.push(32 << 20 | r << 15 | 1 << 12 | r << 7 | 0x13);
+        words.push(32 << 20 | r << 15 | 5 << 12 | r << 7 | 0x13);
+    }
+    words
+}
+
+fn program(words: &[u32]) -> Program {
+    let data: Vec<u8> = prologue().iter().chain(words).flat_map(|w| w.to_le_bytes()).collect();
+    let len = data.len() as u64;
+    Program {
+        path: "random".into(),
+        entry: MEMORY_BASE,
+        segments: vec![Segment { address: MEMORY_BASE, data, mem_size: len, executable: true }],
+        boot_block: None,
+        image_end: MEMORY_BASE + len,
+    }
+}
+
+fn run(words: &[u32], debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
+    let config = ChipConfig::parse(CHIP, "fuzz").unwrap();
+    let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf() };
+    let mut chip = Chip::new(config, &program(words), options).unwrap();
+    let mut lines = Vec::new();
+    let (end, stats) = chip.run(&mut |e| {
+        if let Event::Console(l) = e {
+            lines.push((l.cycle, l.core, l.text.clone()));
+        }
+    });
+    let mut json = serde_json::to_value(&stats).unwrap();
+    let obj = json.as_object_mut().unwrap();
+    obj.remove("host");
+    obj.remove("clocking");
+    (end, json, lines)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_words_never_crash_and_clockings_agree(words in prop::collection::vec(word(), 1..200)) {
+        let words: Vec<u32> = words.into_iter().flatten().collect();
+        // Semihosting file operations of random code land in a scratch directory.
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-work-dir");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (end, stats, lines) = run(&words, false, &dir);
+        for core in stats["cores"].as_array().unwrap() {
+            let state = core["state"].as_str().unwrap();
+            prop_assert!(["exited", "faulted", "running"].contains(&state), "{core}");
+            if state == "faulted" {
+                prop_assert!(!core["fault"]["reason"].as_str().unwrap().is_empty());
+            }
+        }
+        if let RunEnd::CycleLimit { cycle, .. } = &end {
+            prop_assert_eq!(*cycle, 3_000);
+        }
+        let (end_debug, stats_debug, lines_debug) = run(&words, true, &dir);
+        prop_assert_eq!(end, end_debug);
+        prop_assert_eq!(stats, stats_debug);
+        prop_assert_eq!(lines, lines_debug);
+    }
+}
