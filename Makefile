@@ -1,7 +1,9 @@
 # nocmsg: the two commands of the README, and the rest.
-#   make demo   build everything, run a short latency-vs-load sweep, write results/noc-load/ (plot, data, README)
-#   make test   the whole test suite (Rust unit, property and integration tests; Python experiment tests)
-#   make bench  simulator speed benchmarks -> results/bench/noc_speed.csv
+#   make demo   build everything; run hello.c on the 16 cores of a simulated chip, a short latency-vs-load sweep
+#               (results/noc-load/: plot, data, README) and the network deadlock demo
+#   make test   the whole test suite (Rust unit, property and integration tests with real C programs on the
+#               simulator and natively; Python experiment tests)
+#   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores)
 
 PYTHON ?= python3
 CARGO ?= cargo
@@ -17,7 +19,12 @@ setup:
 build: setup
 	$(CARGO) build --release --locked --workspace
 
+DEMO := target/demo
+
 demo: build
+	mkdir -p $(DEMO)
+	bin/nocmsg-cc -O2 -Wall tests/programs/hello.c -o $(DEMO)/hello.elf
+	$(NOCMSG) run --chip chips/pimp-4x4.toml $(DEMO)/hello.elf
 	$(NOCMSG) deadlock-demo || test $$? -eq 3
 	$(PYTHON) -m experiments noc-load --quick
 
@@ -26,6 +33,9 @@ test: build
 	NOCMSG=$(NOCMSG) $(PYTHON) -m pytest -q experiments/tests
 
 bench: build
+	mkdir -p target/bench
+	bin/nocmsg-cc -O2 bench/kernels/compute.c -o target/bench/compute.elf
+	$(NOCMSG) bench cores --program target/bench/compute.elf --chip chips/pimp-8x8.toml --csv results/bench/core_speed.csv
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
 
 clean:

@@ -9,6 +9,9 @@ command -v make >/dev/null 2>&1 || need_apt+=(make)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-pip python3-venv)
 command -v cargo >/dev/null 2>&1 || need_apt+=(cargo rustc)
+# The simulated cores' toolchain: bare-metal RISC-V gcc and picolibc (bin/nocmsg-cc uses both).
+command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need_apt+=(gcc-riscv64-unknown-elf)
+[ -f /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || need_apt+=(picolibc-riscv64-unknown-elf)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"

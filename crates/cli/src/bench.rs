@@ -30,6 +30,20 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 20_000)]
         measure: u64,
     },
+    /// Core simulation speed in simulated million instructions per second (MIPS), aggregated over all cores, for
+    /// a compute kernel on one core and on every core of a chip, plus debug clocking for comparison.
+    Cores {
+        /// The compute kernel, built with bin/nocmsg-cc (make bench builds bench/kernels/compute.c).
+        #[arg(long)]
+        program: PathBuf,
+        #[arg(long, default_value = "chips/pimp-8x8.toml")]
+        chip: PathBuf,
+        /// Arguments for the kernel (its repetition count).
+        #[arg(long, default_value = "8")]
+        rounds: String,
+        #[arg(long, default_value = "results/bench/core_speed.csv")]
+        csv: PathBuf,
+    },
     /// (internal) Run one point and print its result as JSON.
     #[command(hide = true)]
     Point {
@@ -116,10 +130,67 @@ pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchCommand::Point { mesh, rate, measure, visit_all } => point(mesh, rate, measure, visit_all),
         BenchCommand::Noc { csv, measure } => noc_speed(&csv, measure),
+        BenchCommand::Cores { program, chip, rounds, csv } => core_speed(&program, &chip, &rounds, &csv),
     }
 }
 
-fn noc_speed(csv_path: &PathBuf, measure: u64) -> Result<()> {
+#[derive(Serialize, Debug)]
+struct CoreSpeed {
+    chip: String,
+    cores: usize,
+    clocking: &'static str,
+    instructions: u64,
+    total_cycles: u64,
+    host_seconds: f64,
+    mips: f64,
+}
+
+fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &str, csv_path: &std::path::Path) -> Result<()> {
+    use chip::chip::{Chip, RunEnd, RunOptions};
+    let config = chip::ChipConfig::load(chip_path).map_err(|e| crate::Exit::Usage(e.to_string()))?;
+    let prog = chip::Program::load(program).map_err(|e| crate::Exit::Usage(e.to_string()))?;
+    let all = config.tiles();
+    let mut results = Vec::new();
+    println!("{:>10} {:>6} {:>8} {:>14} {:>12} {:>8} {:>8}", "chip", "cores", "clocking", "instructions", "cycles", "seconds", "MIPS");
+    for (cores, debug) in [(1, false), (all, false), (all, true)] {
+        let options = RunOptions {
+            tiles: (0..cores).collect(),
+            args: vec![rounds.to_string()],
+            debug_clocking: debug,
+            max_cycles: 0,
+            work_dir: std::env::current_dir()?,
+        };
+        let mut chip = Chip::new(config.clone(), &prog, options).map_err(|e| crate::Exit::Usage(e.to_string()))?;
+        let (end, stats) = chip.run(&mut |_| {});
+        if end != RunEnd::Success {
+            bail!("the kernel did not exit cleanly on {cores} cores: {end:?}");
+        }
+        let r = CoreSpeed {
+            chip: config.name.clone(),
+            cores,
+            clocking: if debug { "debug" } else { "fast" },
+            instructions: stats.instructions,
+            total_cycles: stats.total_cycles,
+            host_seconds: stats.host.seconds,
+            mips: stats.host.mips,
+        };
+        println!("{:>10} {:>6} {:>8} {:>14} {:>12} {:>8.3} {:>8.1}", r.chip, r.cores, r.clocking, r.instructions, r.total_cycles, r.host_seconds, r.mips);
+        results.push(r);
+    }
+    println!("fast / debug clocking speed ratio on {all} cores: {:.2}", results[1].mips / results[2].mips);
+    if let Some(dir) = csv_path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut w = csv::Writer::from_path(csv_path).with_context(|| format!("cannot create {}", csv_path.display()))?;
+    for r in &results {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    println!("wrote {}", csv_path.display());
+    Ok(())
+}
+
+fn noc_speed(csv_path: &std::path::Path, measure: u64) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the nocmsg executable")?;
     let mut configs: Vec<(&str, f64, bool)> = Vec::new();
     for mesh in ["8x8", "16x16"] {
