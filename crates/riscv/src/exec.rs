@@ -145,6 +145,7 @@ fn csr_op(h: &mut Hart, d: Decoded, operand: u64, write: impl FnOnce(u64, u64) -
         h.write_csr(number, write(old, operand)).map_err(|reason| Fault::Csr { csr: number, reason })?;
     }
     h.x[d.rd as usize] = old;
+    h.x[0] = 0; // `csrw` and friends have rd = x0
     h.pc = h.pc.wrapping_add(4);
     Ok(Flow::Next)
 }
