@@ -60,10 +60,12 @@ fn builds() -> &'static PathBuf {
             Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("kernels.c")).arg(sim.join("kernels.S")).arg("-o").arg(dir.join("kernels.elf")),
             "nocmsg-cc kernels",
         );
-        run_checked(
-            Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("fault.c")).arg("-o").arg(dir.join("fault.elf")),
-            "nocmsg-cc fault.c",
-        );
+        for p in ["fault", "semihost"] {
+            run_checked(
+                Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join(format!("{p}.c"))).arg("-o").arg(dir.join(format!("{p}.elf"))),
+                &format!("nocmsg-cc {p}.c"),
+            );
+        }
         dir
     })
 }
@@ -332,4 +334,17 @@ fn programs_read_files_only_under_the_working_directory() {
     assert_ne!(out.status.code(), Some(0), "{}", show(&out));
     let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", &elf("readfile"), "input.txt"]);
     assert_eq!(text(&out.stdout), expected("readfile"));
+}
+
+#[test]
+fn semihosting_files_heap_info_and_time() {
+    let dir = std::env::temp_dir().join(format!("nocmsg-semihost-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", "--work-dir", dir.to_str().unwrap(), &elf("semihost")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let golden = std::fs::read_to_string(root().join("tests/sim/semihost.expected")).unwrap();
+    assert_eq!(text(&out.stdout), golden);
+    assert_eq!(std::fs::read_to_string(dir.join("semihost-test.txt")).unwrap(), "0123456789abcdef");
+    assert!(!dir.parent().unwrap().join("escape.txt").exists());
 }
