@@ -119,7 +119,8 @@ impl Chip {
         if program.boot_block.is_some_and(|b| b < MEMORY_BASE || b + 88 > heap_end) {
             return Err(does_not_fit("the boot block (nocmsg_boot) is outside memory".into()));
         }
-        // One image, copied into every selected tile's memory.
+        // The span of the executable segments, decoded once for all cores from the loaded image (which also holds
+        // whatever lies between two executable segments).
         let mut image = Ram::new(MEMORY_BASE, mem_bytes as usize);
         let mut text_range: Option<(u64, u64)> = None;
         for s in &program.segments {
@@ -134,7 +135,6 @@ impl Chip {
         let text = Arc::new(DecodedText::new(text_lo, image.slice(text_lo, ((text_hi - text_lo) & !3) as usize).expect("inside")));
         let image_end = program.image_end.max(MEMORY_BASE);
         let heap_start = (image_end + 15) & !15;
-        let used = (image_end - MEMORY_BASE) as usize;
         let name = std::path::Path::new(&program.path).file_name().map_or(program.path.clone(), |n| n.to_string_lossy().into_owned());
         let env = CoreEnv {
             costs: config.core.timing.cost_table(),
@@ -152,10 +152,12 @@ impl Chip {
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
         for (rank, &tile) in options.tiles.iter().enumerate() {
-            // Copy only the used part of the image; the rest of the fresh memory is already zero (and untouched
-            // pages cost nothing).
+            // Copy only the segments' file bytes: the rest of the fresh memory (bss included) is already zero,
+            // and pages nobody touches cost nothing, which is what lets 1024 cores fit.
             let mut ram = Ram::new(MEMORY_BASE, mem_bytes as usize);
-            ram.bytes[..used].copy_from_slice(&image.bytes[..used]);
+            for s in &program.segments {
+                ram.write_bytes(s.address, &s.data).expect("checked to fit");
+            }
             if let Some(b) = program.boot_block {
                 let fields = [
                     BOOT_MAGIC,
