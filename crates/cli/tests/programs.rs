@@ -348,3 +348,25 @@ fn semihosting_files_heap_info_and_time() {
     assert_eq!(std::fs::read_to_string(dir.join("semihost-test.txt")).unwrap(), "0123456789abcdef");
     assert!(!dir.parent().unwrap().join("escape.txt").exists());
 }
+
+#[test]
+fn the_readme_first_program_steps_work() {
+    // Keeps the README true: run its "first program" commands as written (binaries resolved to this build).
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split("## Your first program on 16 cores").nth(1).expect("README has the section");
+    let script = section.split("```sh\n").nth(1).and_then(|s| s.split("\n```").next()).expect("a shell block");
+    let dir = std::env::temp_dir().join(format!("nocmsg-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::create_dir_all(dir.join("target/release")).unwrap();
+    std::os::unix::fs::symlink(root().join("bin/nocmsg-cc"), dir.join("bin/nocmsg-cc")).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_nocmsg"), dir.join("target/release/nocmsg")).unwrap();
+    std::os::unix::fs::symlink(root().join("chips"), dir.join("chips")).unwrap();
+    let out = Command::new("bash").args(["-euo", "pipefail", "-c", script]).current_dir(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let per_core = by_core(&text(&out.stdout));
+    assert_eq!(per_core.len(), 16, "{}", show(&out));
+    for (core, got) in per_core {
+        assert_eq!(got, format!("hello from core {core} of 16\n"));
+    }
+}
