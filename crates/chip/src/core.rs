@@ -261,8 +261,7 @@ impl Core {
 
 fn fault_reason(fault: &Fault) -> String {
     match fault {
-        Fault::Memory(m) => m.to_string(),
-        Fault::MisalignedTarget { .. } => fault.to_string(),
         Fault::Csr { .. } => format!("illegal instruction: {fault}"),
+        Fault::Memory(_) | Fault::MisalignedTarget { .. } => fault.to_string(),
     }
 }

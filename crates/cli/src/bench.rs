@@ -178,16 +178,7 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
         results.push(r);
     }
     println!("fast / debug clocking speed ratio on {all} cores: {:.2}", results[1].mips / results[2].mips);
-    if let Some(dir) = csv_path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut w = csv::Writer::from_path(csv_path).with_context(|| format!("cannot create {}", csv_path.display()))?;
-    for r in &results {
-        w.serialize(r)?;
-    }
-    w.flush()?;
-    println!("wrote {}", csv_path.display());
-    Ok(())
+    write_csv(csv_path, &results)
 }
 
 fn noc_speed(csv_path: &std::path::Path, measure: u64) -> Result<()> {
@@ -224,15 +215,20 @@ fn noc_speed(csv_path: &std::path::Path, measure: u64) -> Result<()> {
     if let (Some(f), Some(s)) = (fast, slow) {
         println!("busy-only / visit-all speed ratio on 8x8 @ 0.1: {:.2}", f.node_cycles_per_second / s.node_cycles_per_second);
     }
+    std::io::stdout().flush()?;
+    write_csv(csv_path, &results)
+}
+
+/// Writes benchmark rows as CSV, creating the directory, and says where.
+fn write_csv<T: Serialize>(csv_path: &std::path::Path, rows: &[T]) -> Result<()> {
     if let Some(dir) = csv_path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let mut w = csv::Writer::from_path(csv_path).with_context(|| format!("cannot create {}", csv_path.display()))?;
-    for r in &results {
+    for r in rows {
         w.serialize(r)?;
     }
     w.flush()?;
-    std::io::stdout().flush()?;
     println!("wrote {}", csv_path.display());
     Ok(())
 }

@@ -22,6 +22,14 @@ fn chip(name: &str) -> String {
     root().join("chips").join(format!("{name}.toml")).display().to_string()
 }
 
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nocmsg-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -39,9 +47,7 @@ fn run_checked(cmd: &mut Command, what: &str) {
 fn builds() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("nocmsg-programs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("programs");
         let cc = root().join("bin/nocmsg-cc");
         let src = programs_dir();
         for p in PROGRAMS {
@@ -163,8 +169,7 @@ fn kernel_cycle_counts_match_the_golden_file() {
 #[test]
 fn kernel_cycle_counts_follow_the_latency_table() {
     // The same kernels on a chip with different latencies: the differences are exactly what the table says.
-    let dir = std::env::temp_dir().join(format!("nocmsg-timing-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("timing");
     let base = std::fs::read_to_string(chip("pimp-2x2")).unwrap();
     let slow = base.replace("div64_cycles = 66", "div64_cycles = 70").replace("load_use_stall_cycles = 1", "load_use_stall_cycles = 2");
     let slow_chip = dir.join("slow.toml");
@@ -191,13 +196,12 @@ fn kernel_cycle_counts_follow_the_latency_table() {
 #[test]
 fn fast_and_debug_clocking_agree() {
     for (p, cores) in [("hello", "16"), ("sort", "4"), ("printf_double", "2")] {
-        let dir = std::env::temp_dir().join(format!("nocmsg-clocking-{}-{p}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch(&format!("clocking-{p}"));
         let mut outputs = Vec::new();
         for mode in [None, Some("--debug-clocking")] {
             let stats = dir.join(format!("{}.json", mode.is_some()));
             let stats_s = stats.display().to_string();
-            let c = chip_4x4_str();
+            let c = chip_4x4();
             let mut args = vec!["run", "--chip", &c, "-n", cores, "--stats", &stats_s];
             args.extend(mode);
             let path = elf(p);
@@ -215,14 +219,9 @@ fn fast_and_debug_clocking_agree() {
     }
 }
 
-fn chip_4x4_str() -> String {
-    chip("pimp-4x4")
-}
-
 #[test]
 fn stats_json_has_cycles_instructions_and_stalls_per_core() {
-    let dir = std::env::temp_dir().join(format!("nocmsg-stats-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("stats");
     let stats = dir.join("stats.json");
     let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "--stats", stats.to_str().unwrap(), &elf("matmul_int")]);
     assert!(out.status.success(), "{}", show(&out));
@@ -278,8 +277,7 @@ fn cycle_limit_stops_the_run() {
 
 #[test]
 fn subsets_and_console_files() {
-    let dir = std::env::temp_dir().join(format!("nocmsg-console-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("console");
     let out = nocmsg(&["run", "--chip", &chip("pimp-4x4"), "--tiles", "5,9-10", "--console-dir", dir.to_str().unwrap(), &elf("hello")]);
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(text(&out.stdout), "");
@@ -291,8 +289,7 @@ fn subsets_and_console_files() {
 
 #[test]
 fn bad_inputs_get_one_clear_line_and_exit_code_2() {
-    let dir = std::env::temp_dir().join(format!("nocmsg-badinput-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("badinput");
     let garbage = dir.join("garbage.elf");
     std::fs::write(&garbage, b"this is not an executable").unwrap();
     let truncated = dir.join("truncated.elf");
@@ -338,9 +335,7 @@ fn programs_read_files_only_under_the_working_directory() {
 
 #[test]
 fn semihosting_files_heap_info_and_time() {
-    let dir = std::env::temp_dir().join(format!("nocmsg-semihost-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("semihost");
     let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", "--work-dir", dir.to_str().unwrap(), &elf("semihost")]);
     assert!(out.status.success(), "{}", show(&out));
     let golden = std::fs::read_to_string(root().join("tests/sim/semihost.expected")).unwrap();
@@ -355,8 +350,7 @@ fn the_readme_first_program_steps_work() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let section = readme.split("## Your first program on 16 cores").nth(1).expect("README has the section");
     let script = section.split("```sh\n").nth(1).and_then(|s| s.split("\n```").next()).expect("a shell block");
-    let dir = std::env::temp_dir().join(format!("nocmsg-readme-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("readme");
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     std::fs::create_dir_all(dir.join("target/release")).unwrap();
     std::os::unix::fs::symlink(root().join("bin/nocmsg-cc"), dir.join("bin/nocmsg-cc")).unwrap();
