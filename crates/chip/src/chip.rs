@@ -6,11 +6,17 @@
 //! handed out at fixed boundaries of global time, sorted by (cycle, core), so both clockings print exactly the
 //! same thing in the same order.
 
-use crate::config::{ChipConfig, NiKind, MEMORY_BASE};
+use crate::config::{ChipConfig, MEMORY_BASE};
 use crate::console::ConsoleLine;
-use crate::core::{Core, CoreEnv, CoreFault, CoreStatus, DecodedText, NiPresence};
+use crate::core::{Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
+use crate::ni::{self, NetworkInterface, NiOutcome, Placement};
+use noc::{Cycle, DrainPolicy, Network};
+use riscv::Decoded;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use crate::elf::Program;
-use crate::stats::{CoreStats, RunStats};
+use crate::stats::{CoreStats, NetworkStats, RunStats};
 use riscv::{Hart, Ram};
 use std::sync::Arc;
 use std::time::Instant;
@@ -61,11 +67,52 @@ pub enum RunEnd {
     Fault(Box<CoreFault>),
     /// The cycle limit was reached with cores still running.
     CycleLimit { cycle: u64, running: Vec<usize> },
+    /// Every running core waits on the network and nothing can end the wait.
+    Deadlock(Box<Deadlock>),
+}
+
+/// Every core still running spins in a network-interface wait loop (`bnr`/`bns` to itself) and nothing in the
+/// network can end the wait: it is empty, or nothing in it has moved for `network.watchdog_cycles`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Deadlock {
+    /// The cycle from which the chip was deadlocked.
+    pub cycle: u64,
+    pub waiting: Vec<WaitingCore>,
+    /// The network's wait-for analysis, when flits are stuck in it.
+    pub network: Option<Box<noc::DeadlockReport>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitingCore {
+    pub core: usize,
+    pub tile: usize,
+    pub pc: u64,
+    pub waits_for: String,
+}
+
+impl std::fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "deadlock from cycle {}: every running core waits on the network and ", self.cycle)?;
+        match &self.network {
+            None => writeln!(f, "the network is empty")?,
+            Some(_) => writeln!(f, "nothing in the network has moved since")?,
+        }
+        for w in &self.waiting {
+            writeln!(f, "  core {} (tile {}) at pc {:#x} {}", w.core, w.tile, w.pc, w.waits_for)?;
+        }
+        if let Some(report) = &self.network {
+            write!(f, "{report}")?;
+        }
+        Ok(())
+    }
 }
 
 pub struct Chip {
     pub config: ChipConfig,
     pub cores: Vec<Core>,
+    /// The on-chip network and the interfaces joining cores to it (absent on chips with `ni.kind = "none"`).
+    network: Option<Network>,
+    ni: Option<Box<dyn NetworkInterface>>,
     env: CoreEnv,
     options: RunOptions,
     program_path: String,
@@ -144,10 +191,7 @@ impl Chip {
             heap_end,
             stack_top: mem_end,
             work_dir: options.work_dir.clone(),
-            ni: match config.ni.kind {
-                NiKind::None => NiPresence::None,
-                NiKind::Pimp => NiPresence::Unimplemented("pimp"),
-            },
+            ni: config.ni.kind,
         };
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
@@ -180,47 +224,113 @@ impl Chip {
             hart.x[2] = mem_end; // sp, for programs without the nocmsg runtime
             cores.push(Core::new(rank, tile, hart, ram, Arc::clone(&text)));
         }
-        Ok(Chip { config, cores, env, options, program_path: program.path.clone() })
+        let ni = ni::build(&config, Placement::new(&options.tiles, tiles));
+        let network = match &ni {
+            None => None,
+            Some(_) => {
+                let mut net_cfg = config.network_config().map_err(LoadError::Setting)?;
+                // The chip tells a deadlock from a core that is merely busy (its FIFO full while it computes),
+                // so the network's own watchdog, which cannot, stays off.
+                net_cfg.watchdog_cycles = 0;
+                let mut net = Network::new(net_cfg).map_err(|e| LoadError::Setting(e.to_string()))?;
+                net.set_default_drain(DrainPolicy::Manual);
+                net.set_visit_all(options.debug_clocking);
+                Some(net)
+            }
+        };
+        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone() })
     }
 
-    /// Runs until every core has stopped (or the cycle limit). `events` receives console lines in simulated-time
-    /// order and progress reports.
+    /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
+    /// simulated-time order and progress reports.
+    ///
+    /// Cores run ahead of the global clock until their next NI instruction; the network is stepped to the earliest
+    /// such instruction (or to the next horizon, or until a sleeping core wakes), and then the instructions due in
+    /// that cycle run. Debug clocking uses a horizon of one cycle, visits every router, and lets waiting cores
+    /// spin instead of sleeping.
     pub fn run(&mut self, events: &mut dyn FnMut(Event)) -> (RunEnd, RunStats) {
         let started = Instant::now();
-        let quantum = if self.options.debug_clocking { 1 } else { FLUSH_PERIOD_CYCLES };
-        let mut now = 0u64;
+        let debug = self.options.debug_clocking;
+        let quantum = if debug { 1 } else { FLUSH_PERIOD_CYCLES };
+        let limit = if self.options.max_cycles > 0 { self.options.max_cycles } else { u64::MAX };
         let mut lines: Vec<ConsoleLine> = Vec::new();
+        let mut sched = Scheduler::new(self.cores.len());
+        let mut horizon = quantum.min(limit);
         let mut limited = false;
-        while self.cores.iter().any(Core::running) {
-            if self.options.max_cycles > 0 && now >= self.options.max_cycles {
-                limited = true;
-                break;
-            }
-            let mut until = now + quantum;
-            if self.options.max_cycles > 0 {
-                until = until.min(self.options.max_cycles);
-            }
-            for core in self.cores.iter_mut().filter(|c| c.running()) {
-                core.run(until, &self.env);
-                if !core.running() {
-                    let end = core.end_cycle.unwrap_or(core.hart.cycle);
-                    core.console.flush_partial(core.rank, end);
+        let mut deadlock = None;
+        loop {
+            // Every core runs ahead on its own until the horizon or its next NI instruction.
+            for rank in std::mem::take(&mut sched.ready) {
+                let core = &mut self.cores[rank];
+                match core.run(horizon, &self.env) {
+                    RunStop::Horizon => sched.ready.push(rank),
+                    RunStop::Stopped => core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle)),
+                    RunStop::Ni(d) => sched.at_ni(rank, core.hart.cycle, d),
                 }
             }
-            now = until;
-            if now % FLUSH_PERIOD_CYCLES == 0 || !self.cores.iter().any(Core::running) {
-                self.flush_console(&mut lines, events);
-                let instructions = self.cores.iter().map(|c| c.hart.instret).sum();
-                events(Event::Progress { cycle: now, instructions });
+            // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
+            let mut t = sched.next_ni_cycle().min(horizon);
+            if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
+                while net.now().0 < t {
+                    if !debug && net.skip_idle_to(Cycle(t)) {
+                        break;
+                    }
+                    net.step().expect("the chip watches for deadlocks itself");
+                    if !debug && !sched.asleep.is_empty() {
+                        t = t.min(sched.wake(&mut self.cores, ni.as_mut(), net));
+                        if sched.everyone_asleep() && net.now().0 - net.last_progress().0 > self.config.network.watchdog_cycles {
+                            t = net.now().0;
+                        }
+                    }
+                }
+                while let Some((rank, d)) = sched.pop_at(t) {
+                    let core = &mut self.cores[rank];
+                    match ni.execute(core, d, net, &self.env) {
+                        NiOutcome::Continue => sched.ready.push(rank),
+                        NiOutcome::Waiting { period } if !debug => sched.sleep(rank, d, core.hart.cycle, period),
+                        NiOutcome::Waiting { .. } => {
+                            sched.wait_op[rank] = Some(d);
+                            sched.ready.push(rank);
+                        }
+                        NiOutcome::Stopped => core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle)),
+                    }
+                }
+                if (debug || sched.everyone_asleep()) && !sched.is_idle() {
+                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles);
+                    if deadlock.is_some() {
+                        break;
+                    }
+                }
+            }
+            if sched.is_idle() {
+                break;
+            }
+            if t == horizon {
+                if horizon % FLUSH_PERIOD_CYCLES == 0 {
+                    self.flush_console(&mut lines, events);
+                    let instructions = self.cores.iter().map(|c| c.hart.instret).sum();
+                    events(Event::Progress { cycle: horizon, instructions });
+                }
+                if horizon >= limit {
+                    limited = true;
+                    break;
+                }
+                horizon = (horizon + quantum).min(limit);
             }
         }
+        // Sleeping cores owe the iterations they skipped up to where the run stopped.
+        if let (Some(net), Some(ni)) = (self.network.as_ref(), self.ni.as_mut()) {
+            let end = if limited { horizon } else { net.now().0 };
+            sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
+            ni.finish(net);
+        }
         for core in &mut self.cores {
-            let c = core.hart.cycle;
+            let c = core.end_cycle.unwrap_or(core.hart.cycle);
             core.console.flush_partial(core.rank, c);
         }
         self.flush_console(&mut lines, events);
         let host_seconds = started.elapsed().as_secs_f64();
-        let end = self.outcome(limited, now);
+        let end = self.outcome(limited, horizon, deadlock);
         (end, self.stats(host_seconds))
     }
 
@@ -235,26 +345,212 @@ impl Chip {
         lines.clear();
     }
 
-    fn outcome(&self, limited: bool, now: u64) -> RunEnd {
+    /// The first core (by stop cycle, then rank) that failed, if any.
+    fn first_failure(&self) -> Option<RunEnd> {
+        let first = self
+            .cores
+            .iter()
+            .filter(|c| !matches!(c.status, CoreStatus::Exited { code: 0 } | CoreStatus::Running))
+            .min_by_key(|c| (c.end_cycle.unwrap_or(u64::MAX), c.rank))?;
+        match &first.status {
+            CoreStatus::Exited { code } => Some(RunEnd::Failed { core: first.rank, code: *code }),
+            CoreStatus::Faulted { fault } => Some(RunEnd::Fault(fault.clone())),
+            CoreStatus::Running => None,
+        }
+    }
+
+    /// A failing core explains more than the cores left waiting for it, so it is reported first.
+    fn outcome(&self, limited: bool, now: u64, deadlock: Option<Deadlock>) -> RunEnd {
+        if let Some(failure) = self.first_failure() {
+            return failure;
+        }
+        if let Some(d) = deadlock {
+            return RunEnd::Deadlock(Box::new(d));
+        }
         if limited {
             let running = self.cores.iter().filter(|c| c.running()).map(|c| c.rank).collect();
             return RunEnd::CycleLimit { cycle: now, running };
         }
-        let first = self
-            .cores
-            .iter()
-            .filter(|c| !matches!(c.status, CoreStatus::Exited { code: 0 }))
-            .min_by_key(|c| (c.end_cycle.unwrap_or(u64::MAX), c.rank));
-        match first.map(|c| &c.status) {
-            None => RunEnd::Success,
-            Some(CoreStatus::Exited { code }) => RunEnd::Failed { core: first.unwrap().rank, code: *code },
-            Some(CoreStatus::Faulted { fault }) => RunEnd::Fault(fault.clone()),
-            Some(CoreStatus::Running) => unreachable!("the run loop ends only when no core runs"),
-        }
+        RunEnd::Success
     }
 
     fn stats(&self, host_seconds: f64) -> RunStats {
-        let cores: Vec<CoreStats> = self.cores.iter().map(|c| CoreStats::of(c, &self.config.core.timing)).collect();
-        RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds)
+        let cores: Vec<CoreStats> = self
+            .cores
+            .iter()
+            .map(|c| CoreStats { ni: self.ni.as_ref().map(|ni| ni.counters(c.rank).clone()), ..CoreStats::of(c, &self.config.core.timing) })
+            .collect();
+        let mut stats =
+            RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
+        stats.network = self.network.as_ref().map(network_stats);
+        stats
     }
+}
+
+fn network_stats(net: &Network) -> NetworkStats {
+    let links = net.link_stats();
+    let routers = net.mesh().routers();
+    let mut per_port = vec![0u64; links.ports()];
+    let (mut link_flits, mut busiest) = (0, 0);
+    for r in 0..routers {
+        for (p, total) in per_port.iter_mut().enumerate() {
+            let f = links.flits(r, p);
+            *total += f;
+            if p < noc::topology::MESH_PORTS {
+                link_flits += f;
+                busiest = busiest.max(f);
+            }
+        }
+    }
+    NetworkStats {
+        flits_injected: net.flits_drained() + net.flits_in_network(),
+        flits_received: net.flits_drained(),
+        flits_per_port: per_port,
+        link_flits,
+        busiest_link_flits: busiest,
+    }
+}
+
+/// A core sleeping in a wait loop: the loop's branch, the cycle of its next test, and the cycles per iteration.
+#[derive(Clone, Copy, Debug)]
+struct Sleep {
+    op: Decoded,
+    next_check: u64,
+    period: u64,
+}
+
+/// Which cores can run on, which wait at an NI instruction (by cycle), and which sleep in wait loops.
+struct Scheduler {
+    ready: Vec<usize>,
+    due: BinaryHeap<Reverse<(u64, usize)>>,
+    ni_op: Vec<Option<Decoded>>,
+    asleep: Vec<usize>,
+    sleep: Vec<Option<Sleep>>,
+    /// Per rank: the wait-loop branch it last executed taken (cleared by any other NI instruction).
+    wait_op: Vec<Option<Decoded>>,
+}
+
+impl Scheduler {
+    fn new(cores: usize) -> Scheduler {
+        Scheduler {
+            ready: (0..cores).collect(),
+            due: BinaryHeap::new(),
+            ni_op: vec![None; cores],
+            asleep: Vec::new(),
+            sleep: vec![None; cores],
+            wait_op: vec![None; cores],
+        }
+    }
+
+    fn at_ni(&mut self, rank: usize, cycle: u64, d: Decoded) {
+        self.ni_op[rank] = Some(d);
+        self.due.push(Reverse((cycle, rank)));
+    }
+
+    fn next_ni_cycle(&self) -> u64 {
+        self.due.peek().map_or(u64::MAX, |Reverse((c, _))| *c)
+    }
+
+    /// The next core whose NI instruction is due in cycle `t`.
+    fn pop_at(&mut self, t: u64) -> Option<(usize, Decoded)> {
+        let &Reverse((c, rank)) = self.due.peek()?;
+        debug_assert!(c >= t, "an NI instruction was left behind the network");
+        if c != t {
+            return None;
+        }
+        self.due.pop();
+        let d = self.ni_op[rank].take().expect("a due core has its instruction");
+        self.wait_op[rank] = None;
+        Some((rank, d))
+    }
+
+    fn sleep(&mut self, rank: usize, op: Decoded, next_check: u64, period: u64) {
+        self.sleep[rank] = Some(Sleep { op, next_check, period });
+        self.asleep.push(rank);
+    }
+
+    /// After a network step: wakes every sleeper whose wait has ended, charging the iterations it skipped, and
+    /// returns the earliest cycle at which a woken core tests its branch again.
+    fn wake(&mut self, cores: &mut [Core], ni: &mut dyn NetworkInterface, net: &Network) -> u64 {
+        let now = net.now().0;
+        let mut earliest = u64::MAX;
+        let mut i = 0;
+        while i < self.asleep.len() {
+            let rank = self.asleep[i];
+            let s = self.sleep[rank].expect("an asleep core has its wait");
+            if ni.still_waiting(&cores[rank], &s.op, net) {
+                i += 1;
+                continue;
+            }
+            self.asleep.swap_remove(i);
+            self.sleep[rank] = None;
+            // The first test at or after `now` sees the change; the tests before it were taken.
+            let skipped = now.saturating_sub(s.next_check).div_ceil(s.period);
+            ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
+            let at = cores[rank].hart.cycle;
+            self.at_ni(rank, at, s.op);
+            self.wait_op[rank] = Some(s.op);
+            earliest = earliest.min(at);
+        }
+        earliest
+    }
+
+    /// Charges every sleeper the iterations it would have run before cycle `end`.
+    fn settle_sleepers(&mut self, cores: &mut [Core], ni: &mut dyn NetworkInterface, end: u64) {
+        for rank in std::mem::take(&mut self.asleep) {
+            let s = self.sleep[rank].take().expect("an asleep core has its wait");
+            let skipped = end.saturating_sub(s.next_check).div_ceil(s.period);
+            ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
+        }
+    }
+
+    /// No core runs or has an NI instruction due; some sleep.
+    fn everyone_asleep(&self) -> bool {
+        self.ready.is_empty() && self.due.is_empty() && !self.asleep.is_empty()
+    }
+
+    /// Every core has stopped.
+    fn is_idle(&self) -> bool {
+        self.ready.is_empty() && self.due.is_empty() && self.asleep.is_empty()
+    }
+}
+
+/// Whether the chip is deadlocked (see [`Deadlock`]); if so, settles the waiting cores at their first loop test
+/// after the deadlock began, which is where the debug clocking (which checks every cycle) finds them.
+fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn NetworkInterface, net: &Network, watchdog_cycles: u64) -> Option<Deadlock> {
+    let mut began = 0;
+    let mut waiting = Vec::new();
+    for core in cores.iter().filter(|c| c.running()) {
+        let rank = core.rank;
+        let op = sched.sleep[rank].map(|s| s.op).or(sched.wait_op[rank])?;
+        if !ni.still_waiting(core, &op, net) {
+            return None;
+        }
+        began = began.max(ni.waiting_since(rank)?);
+        waiting.push((rank, op));
+    }
+    if waiting.is_empty() {
+        return None;
+    }
+    let network = if net.is_idle() {
+        None
+    } else {
+        let stalled = net.last_progress().0 + watchdog_cycles + 1;
+        if net.now().0 < stalled {
+            return None;
+        }
+        began = began.max(stalled);
+        Some(Box::new(net.diagnose()))
+    };
+    let mut report = Vec::new();
+    for (rank, op) in waiting {
+        if let Some(s) = sched.sleep[rank].take() {
+            let skipped = if s.next_check <= began { (began - s.next_check) / s.period + 1 } else { 0 };
+            ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
+        }
+        let core = &cores[rank];
+        report.push(WaitingCore { core: rank, tile: core.tile, pc: core.hart.pc, waits_for: ni.describe_wait(&op) });
+    }
+    sched.asleep.clear();
+    Some(Deadlock { cycle: began, waiting: report, network })
 }

@@ -203,6 +203,15 @@ impl ChipConfig {
                 return Err(self.invalid(format!("{field} = {v}: must be between 1 and 4096")));
             }
         }
+        if self.ni.kind == NiKind::Pimp {
+            // Words between a pair must arrive in order: with several VCs a later word can overtake.
+            if self.network.vcs != 1 {
+                return Err(self.invalid(format!("network.vcs = {}: the pimp interface needs 1 (more can reorder words between a pair)", self.network.vcs)));
+            }
+            if self.network.networks != 1 {
+                return Err(self.invalid(format!("network.networks = {}: the pimp interface uses exactly 1", self.network.networks)));
+            }
+        }
         Ok(())
     }
 
@@ -223,7 +232,8 @@ impl ChipConfig {
             link_latency_cycles: self.network.link_latency_cycles,
             pipeline,
             routing,
-            eject_queue_flits: self.network.eject_queue_flits,
+            // PIMP's receive FIFO is the ejection queue.
+            eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,
         };
         cfg.validate().map_err(|e| e.to_string().replace("invalid network configuration: ", "network."))?;

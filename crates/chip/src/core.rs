@@ -3,9 +3,10 @@
 //! Every core of a chip runs the same program, so the program text is decoded once and shared. A core that writes
 //! into its own text (self-modifying code, a JIT) switches to decoding from its memory at every fetch, which is
 //! slow but exact. A core never touches another core's state, so it can run ahead of the global clock until its
-//! next interaction with the outside world (a network interface instruction); in this version cores only interact
-//! with the host (semihosting), which is per core, so they run independently.
+//! next interaction with the outside world: [`Core::run`] stops in front of a network interface instruction and
+//! the chip executes it once the network has caught up (semihosting is per core and needs no such care).
 
+use crate::config::NiKind;
 use crate::console::Console;
 use crate::semihost::{self, FileTable};
 use riscv::disasm::disassemble_word;
@@ -91,12 +92,16 @@ pub enum CoreStatus {
     Faulted { fault: Box<CoreFault> },
 }
 
-/// What a network interface instruction needs from the tile. Only `None` exists in this version.
+/// Why [`Core::run`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NiPresence {
-    None,
-    /// Configured in the chip file, not implemented yet.
-    Unimplemented(&'static str),
+pub enum RunStop {
+    /// The core's clock reached the horizon.
+    Horizon,
+    /// The core exited or faulted.
+    Stopped,
+    /// The next instruction (at the pc, not yet executed, at cycle `hart.cycle`) talks to the network
+    /// interface: the chip runs it once the network has caught up with the core.
+    Ni(Decoded),
 }
 
 /// Read-only facts shared by all cores of a run.
@@ -110,7 +115,8 @@ pub struct CoreEnv {
     pub stack_top: u64,
     /// Directory files opened through semihosting are resolved against (and confined to).
     pub work_dir: std::path::PathBuf,
-    pub ni: NiPresence,
+    /// The chip's network interface kind; `None` turns NI instructions into faults.
+    pub ni: crate::config::NiKind,
 }
 
 /// One core and everything it owns.
@@ -183,29 +189,43 @@ impl Core {
         self.end_cycle = Some(self.hart.cycle);
     }
 
-    /// Runs until the core's clock reaches `until` or it stops. Instructions start at cycles below `until`; the
-    /// last one may end beyond it.
-    pub fn run(&mut self, until: u64, env: &CoreEnv) {
+    /// Runs until the core's clock reaches `until`, it stops, or its next instruction needs the network
+    /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
+    pub fn run(&mut self, until: u64, env: &CoreEnv) -> RunStop {
         while self.hart.cycle < until {
             let d = match self.fetch() {
                 Ok(d) => d,
-                Err(reason) => return self.fault(reason),
+                Err(reason) => {
+                    self.fault(reason);
+                    return RunStop::Stopped;
+                }
             };
             let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
+                Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
                 Ok(Flow::Environment(op)) => {
                     if !self.environment(op, env) {
-                        return;
+                        return RunStop::Stopped;
                     }
                     false
                 }
-                Err(fault) => return self.fault(fault_reason(&fault)),
+                Err(fault) => {
+                    self.fault(fault_reason(&fault));
+                    return RunStop::Stopped;
+                }
             };
-            self.hart.cycle += self.pipeline.cycles(&env.costs, &d, redirected);
-            self.hart.instret += 1;
-            self.op_counts[d.op as usize] += 1;
+            self.retire(&d, redirected, env);
         }
+        RunStop::Horizon
+    }
+
+    /// Charges the cycles of an executed instruction and counts it.
+    #[inline(always)]
+    pub fn retire(&mut self, d: &Decoded, redirected: bool, env: &CoreEnv) {
+        self.hart.cycle += self.pipeline.cycles(&env.costs, d, redirected);
+        self.hart.instret += 1;
+        self.op_counts[d.op as usize] += 1;
     }
 
     /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions; returns false if the core stopped. On
@@ -248,10 +268,7 @@ impl Core {
                 true
             }
             EnvOp::Custom(d) => {
-                let what = match env.ni {
-                    NiPresence::None => "this chip has no network interface (ni.kind = \"none\")".to_string(),
-                    NiPresence::Unimplemented(kind) => format!("the {kind} network interface is not implemented in this version"),
-                };
+                let what = "this chip has no network interface (ni.kind = \"none\")";
                 self.fault(format!("network interface instruction `{}`: {what}", riscv::disasm::disassemble(&d, self.hart.pc)));
                 false
             }

@@ -19,9 +19,10 @@ pub mod config;
 pub mod console;
 pub mod core;
 pub mod elf;
+pub mod ni;
 pub mod semihost;
 pub mod stats;
 
-pub use chip::{Chip, Event, RunEnd, RunOptions};
+pub use chip::{Chip, Deadlock, Event, RunEnd, RunOptions, WaitingCore};
 pub use config::ChipConfig;
 pub use elf::Program;

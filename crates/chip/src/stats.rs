@@ -2,6 +2,7 @@
 //! Everything but the `host` section is deterministic.
 
 use crate::core::{Core, CoreStatus};
+use crate::ni::NiCounters;
 use riscv::isa::Op;
 use riscv::timing::LatencyClass;
 use riscv::Timing;
@@ -43,6 +44,9 @@ pub struct CoreStats {
     pub instructions: u64,
     pub stalls: Stalls,
     pub console_bytes: u64,
+    /// The network interface's counters (absent on chips without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ni: Option<NiCounters>,
 }
 
 impl CoreStats {
@@ -71,6 +75,7 @@ impl CoreStats {
             instructions: core.hart.instret,
             stalls,
             console_bytes: core.console.bytes_written,
+            ni: None,
         }
     }
 }
@@ -96,7 +101,23 @@ pub struct RunStats {
     pub simulated_seconds: f64,
     pub instructions: u64,
     pub cores: Vec<CoreStats>,
+    /// The on-chip network (absent on chips without a network interface).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkStats>,
     pub host: HostStats,
+}
+
+/// What the on-chip network carried.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NetworkStats {
+    /// Flits that entered the network, and flits taken out by the receiving interfaces.
+    pub flits_injected: u64,
+    pub flits_received: u64,
+    /// Flits carried by each router output, summed over routers: `[north, east, south, west, local...]`.
+    pub flits_per_port: Vec<u64>,
+    /// Flits over mesh links (router to router) and the busiest link's count.
+    pub link_flits: u64,
+    pub busiest_link_flits: u64,
 }
 
 impl RunStats {
@@ -113,6 +134,7 @@ impl RunStats {
             simulated_seconds: total_cycles as f64 / frequency_hz as f64,
             instructions,
             cores,
+            network: None,
             host: HostStats { seconds: host_seconds, instructions_per_second: ips, mips: ips / 1e6 },
         }
     }

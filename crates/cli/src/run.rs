@@ -187,6 +187,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             Err(Exit::Status(status, format!("nocmsg: core {core} exited with status {code}")).into())
         }
         RunEnd::Fault(fault) => Err(Exit::Status(4, format!("nocmsg: {fault}")).into()),
+        RunEnd::Deadlock(deadlock) => Err(Exit::Deadlock(format!("nocmsg: {deadlock}")).into()),
         RunEnd::CycleLimit { cycle, running } => {
             let shown: Vec<String> = running.iter().take(8).map(usize::to_string).collect();
             let more = if running.len() > 8 { format!(" and {} more", running.len() - 8) } else { String::new() };

@@ -15,6 +15,7 @@
 //! The crate knows nothing of cores; `nocmsg-chip` joins it to them. Synthetic traffic lives in [`traffic`].
 
 pub mod config;
+pub mod endpoint;
 pub mod network;
 mod router;
 pub mod routing;
@@ -26,6 +27,7 @@ pub mod types;
 pub mod watchdog;
 
 pub use config::{ConfigError, NetworkConfig, RouterPipeline};
+pub use endpoint::EjectFront;
 pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network};
 pub use routing::Routing;
 pub use stats::{Delivery, Histogram, LinkStats};

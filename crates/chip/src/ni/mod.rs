@@ -1,0 +1,106 @@
+//! Network interfaces: how a core's instructions become flits and flits become values in its registers.
+//!
+//! Every kind implements [`NetworkInterface`]. The chip calls it only when the network's clock has caught up with
+//! the core (`core.hart.cycle == net.now()`), so an interface sees its FIFOs exactly as they are in that cycle and
+//! never needs to know that cores run ahead. A core that spins on a self-referential wait branch (`bnr` to itself:
+//! "loop while nothing arrived") is put to sleep by the chip and woken when [`NetworkInterface::still_waiting`]
+//! turns false; the skipped iterations are charged exactly as if they had run ([`NetworkInterface::skip_waits`]),
+//! so the debug clocking, which runs every iteration, gives the same numbers.
+//!
+//! Adding a kind: one file here implementing the trait, one entry in [`build`], one `lib/ports/<kind>` in the
+//! library; the library's test suite then runs on it.
+
+pub mod pimp;
+
+use crate::config::{ChipConfig, NiKind};
+use crate::core::{Core, CoreEnv};
+use noc::{Network, NodeId};
+use riscv::Decoded;
+use serde::Serialize;
+
+/// Per-core counters of a network interface, reported in `stats.json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NiCounters {
+    /// Messages (64-bit words) sent and received.
+    pub sends: u64,
+    pub receives: u64,
+    /// Cycles spent in self-referential `bns` loops (send FIFO full) and `bnr` loops (receive FIFO empty).
+    pub send_wait_cycles: u64,
+    pub recv_wait_cycles: u64,
+    /// Highest occupancy of each FIFO, in entries.
+    pub send_fifo_peak: u64,
+    pub recv_fifo_peak: u64,
+    /// Sum over messages of the cycles each spent in this core's send FIFO (known once the message is received)
+    /// and in its receive FIFO. Divided by the run's cycles: the average occupancy (Little's law).
+    pub send_fifo_entry_cycles: u64,
+    pub recv_fifo_entry_cycles: u64,
+    /// Messages still in the receive FIFO when the core stopped (sent but never received).
+    pub recv_fifo_left: u64,
+}
+
+/// What executing an NI instruction did to the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NiOutcome {
+    /// Retired; the core goes on.
+    Continue,
+    /// Retired as one iteration of a self-referential wait loop of `period` cycles: the core may sleep until
+    /// `still_waiting` turns false.
+    Waiting { period: u64 },
+    /// The core faulted (misuse of the interface).
+    Stopped,
+}
+
+/// Where the running cores sit on the network: rank `r` runs on node `rank_node[r]`.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    pub rank_node: Vec<NodeId>,
+    /// Per node, the rank running there (`u32::MAX` for idle tiles).
+    pub node_rank: Vec<u32>,
+}
+
+impl Placement {
+    pub fn new(tiles: &[usize], nodes: usize) -> Placement {
+        let mut node_rank = vec![u32::MAX; nodes];
+        for (rank, &t) in tiles.iter().enumerate() {
+            node_rank[t] = rank as u32;
+        }
+        Placement { rank_node: tiles.iter().map(|&t| NodeId(t as u32)).collect(), node_rank }
+    }
+}
+
+/// One kind of network interface, for all tiles of a chip.
+pub trait NetworkInterface {
+    /// The kind's name as written in chip files.
+    fn kind(&self) -> &'static str;
+
+    /// Executes NI instruction `d` (at the core's pc) in cycle `core.hart.cycle`, which equals `net.now()`.
+    /// On success the pc has moved on and the instruction is retired.
+    fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome;
+
+    /// For a core sleeping in a wait loop on `d`: whether the loop would still be taken at `net.now()`.
+    fn still_waiting(&self, core: &Core, d: &Decoded, net: &Network) -> bool;
+
+    /// Charges `iterations` taken iterations of the wait loop on `d`, each `period` cycles, that a sleeping core
+    /// skipped.
+    fn skip_waits(&mut self, core: &mut Core, d: &Decoded, iterations: u64, period: u64);
+
+    /// The cycle the core's current wait loop began, if its last instruction was such a loop iteration.
+    fn waiting_since(&self, rank: usize) -> Option<u64>;
+
+    /// Human-readable description of what the core at `rank`, spinning on `d`, waits for.
+    fn describe_wait(&self, d: &Decoded) -> String;
+
+    /// Counters of `rank`, final once the run is over (`finish` has been called).
+    fn counters(&self, rank: usize) -> &NiCounters;
+
+    /// End of the run: counts what was left in the FIFOs.
+    fn finish(&mut self, net: &Network);
+}
+
+/// The interface for a chip, or `None` for `ni.kind = "none"`.
+pub fn build(config: &ChipConfig, placement: Placement) -> Option<Box<dyn NetworkInterface>> {
+    match config.ni.kind {
+        NiKind::None => None,
+        NiKind::Pimp => Some(Box::new(pimp::Pimp::new(&config.ni, placement))),
+    }
+}

@@ -1,0 +1,208 @@
+//! PIMP: register-level message passing. A core sends one 64-bit word per instruction to another core and receives
+//! words from a FIFO, testing the FIFOs with four branch instructions (encoding in `docs/cores.md` and
+//! `../shared/ARCHITECTURE.md`):
+//!
+//! | instruction        | effect                                                                 |
+//! |--------------------|------------------------------------------------------------------------|
+//! | `send rs1, rs2`    | queue word `rs2` for core `rs1` (a rank of the program)                 |
+//! | `recv rd`          | take the oldest received word into `rd`                                 |
+//! | `src rd`           | the rank that sent the oldest received word (not taken)                 |
+//! | `brs/bns off`      | branch if the send FIFO has room / is full                              |
+//! | `bar/bnr off`      | branch if a word has arrived / nothing has                              |
+//!
+//! Model: the send FIFO is the node's source queue in the network (a word leaves it when its single-flit packet
+//! enters the router), bounded at `send_fifo_entries`; the receive FIFO *is* the node's ejection queue, sized
+//! `recv_fifo_entries`, so a core that stops receiving back-pressures the network exactly as the hardware would.
+//! One virtual channel and dimension-order routing deliver the words between a pair in order. The paper leaves
+//! `recv`/`src` on an empty FIFO and `send` on a full one undefined; here they stop the core with a report.
+
+use super::{NetworkInterface, NiCounters, NiOutcome, Placement};
+use crate::config::NiConfig;
+use crate::core::{Core, CoreEnv};
+use noc::{Network, NodeId};
+use riscv::{Decoded, Op};
+
+pub struct Pimp {
+    send_fifo_entries: u64,
+    placement: Placement,
+    counters: Vec<NiCounters>,
+    /// Per rank: the cycle its current wait loop began.
+    wait_since: Vec<Option<u64>>,
+}
+
+impl Pimp {
+    pub fn new(config: &NiConfig, placement: Placement) -> Pimp {
+        let ranks = placement.rank_node.len();
+        Pimp {
+            send_fifo_entries: u64::from(config.send_fifo_entries),
+            placement,
+            counters: vec![NiCounters::default(); ranks],
+            wait_since: vec![None; ranks],
+        }
+    }
+
+    fn node(&self, rank: usize) -> NodeId {
+        self.placement.rank_node[rank]
+    }
+
+    fn send_fifo_full(&self, rank: usize, net: &Network) -> bool {
+        net.source_queue_flits(self.node(rank)) >= self.send_fifo_entries
+    }
+
+    fn nothing_received(&self, rank: usize, net: &Network) -> bool {
+        net.eject_peek(self.node(rank)).is_none()
+    }
+
+    /// The rank that sent a word from `node`.
+    fn rank_of(&self, node: NodeId) -> u64 {
+        u64::from(self.placement.node_rank[node.0 as usize])
+    }
+
+    fn write_rd(core: &mut Core, d: &Decoded, value: u64) {
+        if d.rd != 0 {
+            core.hart.x[d.rd as usize] = value;
+        }
+    }
+
+    fn send(&mut self, core: &mut Core, d: &Decoded, net: &mut Network) -> Result<(), String> {
+        let (dest, payload) = (core.hart.x[d.rs1 as usize], core.hart.x[d.rs2 as usize]);
+        let ranks = self.placement.rank_node.len() as u64;
+        if dest >= ranks {
+            return Err(format!("send to core {dest}: the program runs on cores 0..{}", ranks - 1));
+        }
+        let node = self.node(core.rank);
+        let queued = net.source_queue_flits(node);
+        if queued >= self.send_fifo_entries {
+            return Err(format!(
+                "send on a full send FIFO ({} entries); test it with brs/bns before sending",
+                self.send_fifo_entries
+            ));
+        }
+        net.enqueue(node, self.node(dest as usize), 1, payload, 0);
+        let c = &mut self.counters[core.rank];
+        c.sends += 1;
+        c.send_fifo_peak = c.send_fifo_peak.max(queued + 1);
+        Ok(())
+    }
+
+    fn recv(&mut self, core: &mut Core, d: &Decoded, net: &mut Network) -> Result<(), String> {
+        let node = self.node(core.rank);
+        // The FIFO only grows between two receives, so its peak is always seen just before one.
+        let occupancy = net.eject_arrived(node) as u64;
+        let flit = net.eject_pop(node).ok_or("recv on an empty receive FIFO; test it with bar/bnr before receiving")?;
+        let delivery = flit.delivery.expect("PIMP packets are single flits, so every flit is a tail");
+        Self::write_rd(core, d, delivery.payload);
+        let c = &mut self.counters[core.rank];
+        c.receives += 1;
+        c.recv_fifo_peak = c.recv_fifo_peak.max(occupancy);
+        c.recv_fifo_entry_cycles += delivery.drained.0 - delivery.ejected.0;
+        let sender = self.rank_of(delivery.src) as usize;
+        self.counters[sender].send_fifo_entry_cycles += delivery.injected.0 - delivery.created.0;
+        Ok(())
+    }
+}
+
+impl NetworkInterface for Pimp {
+    fn kind(&self) -> &'static str {
+        "pimp"
+    }
+
+    fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
+        debug_assert_eq!(core.hart.cycle, net.now().0, "the network must have caught up with the core");
+        let rank = core.rank;
+        let taken = match d.op {
+            Op::PimpSend | Op::PimpRecv | Op::PimpSrc => {
+                let done = match d.op {
+                    Op::PimpSend => self.send(core, &d, net),
+                    Op::PimpRecv => self.recv(core, &d, net),
+                    _ => match net.eject_peek(self.node(rank)) {
+                        Some(front) => {
+                            let sender = self.rank_of(front.src);
+                            Self::write_rd(core, &d, sender);
+                            Ok(())
+                        }
+                        None => Err("src on an empty receive FIFO; test it with bar/bnr first".to_string()),
+                    },
+                };
+                if let Err(reason) = done {
+                    core.fault(reason);
+                    return NiOutcome::Stopped;
+                }
+                false
+            }
+            Op::PimpBrs => !self.send_fifo_full(rank, net),
+            Op::PimpBns => self.send_fifo_full(rank, net),
+            Op::PimpBar => !self.nothing_received(rank, net),
+            Op::PimpBnr => self.nothing_received(rank, net),
+            other => unreachable!("{other:?} is not a PIMP instruction"),
+        };
+        let pc = core.hart.pc;
+        let next = if taken { pc.wrapping_add(d.imm as i64 as u64) } else { pc.wrapping_add(4) };
+        if next & 3 != 0 {
+            core.fault(format!("instruction address misaligned: branch target {next:#x}"));
+            return NiOutcome::Stopped;
+        }
+        core.hart.pc = next;
+        let start = core.hart.cycle;
+        core.retire(&d, taken, env);
+        let period = core.hart.cycle - start;
+        let spinning = taken && d.imm == 0 && matches!(d.op, Op::PimpBns | Op::PimpBnr);
+        if !spinning {
+            self.wait_since[rank] = None;
+            return NiOutcome::Continue;
+        }
+        self.wait_since[rank].get_or_insert(start);
+        let c = &mut self.counters[rank];
+        if d.op == Op::PimpBns {
+            c.send_wait_cycles += period;
+        } else {
+            c.recv_wait_cycles += period;
+        }
+        NiOutcome::Waiting { period }
+    }
+
+    fn still_waiting(&self, core: &Core, d: &Decoded, net: &Network) -> bool {
+        match d.op {
+            Op::PimpBns => self.send_fifo_full(core.rank, net),
+            Op::PimpBnr => self.nothing_received(core.rank, net),
+            _ => true,
+        }
+    }
+
+    fn skip_waits(&mut self, core: &mut Core, d: &Decoded, iterations: u64, period: u64) {
+        core.hart.cycle += iterations * period;
+        core.hart.instret += iterations;
+        core.op_counts[d.op as usize] += iterations;
+        core.pipeline.taken_branches += iterations;
+        let c = &mut self.counters[core.rank];
+        if d.op == Op::PimpBns {
+            c.send_wait_cycles += iterations * period;
+        } else {
+            c.recv_wait_cycles += iterations * period;
+        }
+    }
+
+    fn waiting_since(&self, rank: usize) -> Option<u64> {
+        self.wait_since[rank]
+    }
+
+    fn describe_wait(&self, d: &Decoded) -> String {
+        match d.op {
+            Op::PimpBns => format!("waits for room in its send FIFO ({} entries full)", self.send_fifo_entries),
+            _ => "waits for a message (receive FIFO empty)".to_string(),
+        }
+    }
+
+    fn counters(&self, rank: usize) -> &NiCounters {
+        &self.counters[rank]
+    }
+
+    fn finish(&mut self, net: &Network) {
+        for rank in 0..self.counters.len() {
+            let left = net.eject_arrived(self.node(rank)) as u64;
+            let c = &mut self.counters[rank];
+            c.recv_fifo_left = left;
+            c.recv_fifo_peak = c.recv_fifo_peak.max(left);
+        }
+    }
+}

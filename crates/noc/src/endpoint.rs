@@ -1,0 +1,123 @@
+//! What a network interface model sees of its node: the front of the ejection queue without taking it, how many
+//! flits have arrived there, and a clock that can jump over cycles in which the network has nothing to do.
+//!
+//! A core-side interface (such as PIMP's receive FIFO, which *is* the node's ejection queue) needs these to answer
+//! "is there a message, and from whom" at an exact cycle; popping still goes through [`Network::eject_pop`].
+
+use crate::network::Network;
+use crate::types::{Cycle, NodeId, PacketId};
+use crate::watchdog::{self, DeadlockReport};
+
+/// The flit [`Network::eject_pop`] would return next, seen without taking it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EjectFront {
+    pub packet: PacketId,
+    /// Source node of its packet.
+    pub src: NodeId,
+    /// The packet's payload word.
+    pub payload: u64,
+    pub head: bool,
+    pub tail: bool,
+}
+
+impl Network {
+    /// The queue `eject_pop` would take from next (round-robin over VCs, arrived flits only).
+    fn eject_front_queue(&self, n: usize) -> Option<usize> {
+        let start = self.nodes[n].drain_rr as usize;
+        (0..self.vcs).map(|k| n * self.vcs + (start + k) % self.vcs).find(|&q| {
+            self.ej_len[q] > 0 && self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival <= self.now
+        })
+    }
+
+    /// The flit that [`Network::eject_pop`] would return now, without removing it.
+    pub fn eject_peek(&self, node: NodeId) -> Option<EjectFront> {
+        let q = self.eject_front_queue(node.0 as usize)?;
+        let flit = self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize];
+        let rec = &self.packets[flit.packet as usize];
+        Some(EjectFront {
+            packet: PacketId(flit.packet),
+            src: NodeId(rec.src),
+            payload: rec.payload,
+            head: flit.is_head(),
+            tail: flit.is_tail(),
+        })
+    }
+
+    /// Flits in `node`'s ejection queues that have arrived by now (flits still on the ejection channel, which
+    /// already hold a slot, are not counted).
+    pub fn eject_arrived(&self, node: NodeId) -> usize {
+        let n = node.0 as usize;
+        (0..self.vcs)
+            .map(|v| {
+                let q = n * self.vcs + v;
+                (0..self.ej_len[q] as usize)
+                    .filter(|&i| self.ej_buf[q * self.eject_depth + (self.ej_head[q] as usize + i) % self.eject_depth].arrival <= self.now)
+                    .count()
+            })
+            .sum()
+    }
+
+    /// True when no flit is queued, in flight or waiting in an ejection queue: stepping would change nothing
+    /// but the clock.
+    pub fn is_idle(&self) -> bool {
+        // A node with a non-empty source queue is always on the active list, which is short on a quiet network.
+        self.flits_in_network == 0 && self.active_nodes.iter().all(|&n| self.nodes[n as usize].source.is_empty())
+    }
+
+    /// Moves the clock to `cycle` without visiting anything, if the network is idle (returns false, and does
+    /// nothing, otherwise). Exact: an idle network's state does not depend on the cycle. Credits still on their
+    /// way back carry their landing cycle and are collected by cycle stamp, so they need no visit either.
+    pub fn skip_idle_to(&mut self, cycle: Cycle) -> bool {
+        if !self.is_idle() {
+            return false;
+        }
+        self.now = self.now.max(cycle.0);
+        true
+    }
+
+    /// The wait-for analysis the watchdog runs, on demand (for owners that detect a stall themselves, such as a
+    /// chip whose cores all wait on the network).
+    pub fn diagnose(&self) -> DeadlockReport {
+        watchdog::diagnose(self)
+    }
+
+    /// The last cycle in which a flit moved (was injected, advanced or drained).
+    pub fn last_progress(&self) -> Cycle {
+        Cycle(self.last_progress)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::NetworkConfig;
+    use crate::network::{DrainPolicy, Network};
+    use crate::types::{Cycle, NodeId};
+
+    #[test]
+    fn peek_shows_what_pop_takes_and_counts_arrivals() {
+        let cfg = NetworkConfig { width: 2, height: 1, ..NetworkConfig::default() };
+        let mut net = Network::new(cfg).unwrap();
+        net.set_drain(NodeId(1), DrainPolicy::Manual);
+        assert!(net.is_idle());
+        net.enqueue(NodeId(0), NodeId(1), 1, 11, 0);
+        net.enqueue(NodeId(0), NodeId(1), 1, 22, 0);
+        assert!(!net.is_idle());
+        assert!(!net.skip_idle_to(Cycle(100)), "a busy network does not jump");
+        while net.eject_arrived(NodeId(1)) < 2 {
+            assert!(net.now().0 < 100, "two flits should arrive quickly");
+            net.step().unwrap();
+        }
+        let front = net.eject_peek(NodeId(1)).unwrap();
+        assert_eq!((front.src, front.payload, front.head, front.tail), (NodeId(0), 11, true, true));
+        let popped = net.eject_pop(NodeId(1)).unwrap();
+        assert_eq!(popped.packet, front.packet);
+        assert_eq!(net.eject_arrived(NodeId(1)), 1);
+        assert_eq!(net.eject_peek(NodeId(1)).unwrap().payload, 22);
+        net.eject_pop(NodeId(1)).unwrap();
+        assert_eq!(net.eject_peek(NodeId(1)), None);
+        assert!(net.is_idle());
+        let now = net.now();
+        assert!(net.skip_idle_to(Cycle(now.0 + 1000)));
+        assert_eq!(net.now(), Cycle(now.0 + 1000));
+    }
+}

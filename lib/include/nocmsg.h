@@ -1,0 +1,181 @@
+/*
+ * nocmsg.h: libnocmsg, an MPI-like message-passing library for network-on-chip many-cores.
+ *
+ * The same program builds for a simulated chip (bin/nocmsg-cc, ranks are cores talking through the chip's
+ * network interface) and natively on Linux (bin/nocmsg-cc-native, ranks are processes started by
+ * `nocmsg native -n N prog`, talking through shared memory). Results must not depend on which.
+ *
+ * Conventions, as in MPI: every call returns NOCMSG_SUCCESS or an error code (nocmsg_error_string explains it);
+ * counts are in elements of a datatype; a message is matched by communicator, source and tag, and messages from
+ * one source with one tag on one communicator are received in the order they were sent. Standard sends may block
+ * until the receiver has posted a matching receive (large messages always do; small ones are buffered at the
+ * receiver), so programs must be correct under MPI's rules, and then they never deadlock.
+ *
+ * Handles: communicators and datatypes are small integers (so a bad one is an error, not a crash); requests are
+ * pointers, NOCMSG_REQUEST_NULL when unused. Not thread-safe: call from one thread per rank.
+ */
+#ifndef NOCMSG_H
+#define NOCMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes. */
+enum {
+    NOCMSG_SUCCESS = 0,
+    NOCMSG_ERR_BUFFER,      /* null buffer with a non-zero count */
+    NOCMSG_ERR_COUNT,       /* negative count */
+    NOCMSG_ERR_TYPE,        /* unknown datatype */
+    NOCMSG_ERR_TAG,         /* tag outside 0..NOCMSG_TAG_UB (or ANY_TAG where not allowed) */
+    NOCMSG_ERR_COMM,        /* unknown or freed communicator */
+    NOCMSG_ERR_RANK,        /* rank outside the communicator (or ANY_SOURCE where not allowed) */
+    NOCMSG_ERR_TRUNCATE,    /* message longer than the receive buffer */
+    NOCMSG_ERR_REQUEST,     /* invalid request handle */
+    NOCMSG_ERR_ARG,         /* other invalid argument (null pointer, bad color...) */
+    NOCMSG_ERR_NOT_INITIALIZED, /* called before nocmsg_init or after nocmsg_finalize */
+    NOCMSG_ERR_NO_MEM,      /* out of memory */
+    NOCMSG_ERR_IN_STATUS,   /* see the error field of each status (waitall, testall) */
+    NOCMSG_ERR_PENDING,     /* request not yet completed (in the status array of a failed waitall) */
+    NOCMSG_ERR_UNSUPPORTED, /* feature not available on this port */
+    NOCMSG_ERR_INTERN,      /* internal error or failed system call */
+    NOCMSG_ERR_LASTCODE
+};
+
+/* Wildcards and special ranks. */
+#define NOCMSG_ANY_SOURCE (-1)
+#define NOCMSG_ANY_TAG (-1)
+#define NOCMSG_PROC_NULL (-2)
+#define NOCMSG_UNDEFINED (-32766)
+/* Largest tag (tags travel in 24 bits of the message header). */
+#define NOCMSG_TAG_UB 0x7fffff
+
+/* Communicators. */
+typedef int nocmsg_comm;
+#define NOCMSG_COMM_NULL (-1)
+#define NOCMSG_COMM_WORLD 0
+#define NOCMSG_COMM_SELF 1
+
+/* Basic datatypes; nocmsg_type_size gives their sizes. */
+typedef int nocmsg_datatype;
+enum {
+    NOCMSG_DATATYPE_NULL = 0,
+    NOCMSG_BYTE,
+    NOCMSG_CHAR,
+    NOCMSG_SIGNED_CHAR,
+    NOCMSG_UNSIGNED_CHAR,
+    NOCMSG_SHORT,
+    NOCMSG_UNSIGNED_SHORT,
+    NOCMSG_INT,
+    NOCMSG_UNSIGNED,
+    NOCMSG_LONG,
+    NOCMSG_UNSIGNED_LONG,
+    NOCMSG_LONG_LONG,
+    NOCMSG_UNSIGNED_LONG_LONG,
+    NOCMSG_INT8,
+    NOCMSG_UINT8,
+    NOCMSG_INT16,
+    NOCMSG_UINT16,
+    NOCMSG_INT32,
+    NOCMSG_UINT32,
+    NOCMSG_INT64,
+    NOCMSG_UINT64,
+    NOCMSG_FLOAT,
+    NOCMSG_DOUBLE,
+    NOCMSG_BASIC_DATATYPES /* number of basic types (not a type) */
+};
+
+/* The outcome of a receive (or of any completed request). count_bytes is what arrived. */
+typedef struct nocmsg_status {
+    int source;
+    int tag;
+    int error;
+    size_t count_bytes;
+} nocmsg_status;
+#define NOCMSG_STATUS_IGNORE ((nocmsg_status *)0)
+#define NOCMSG_STATUSES_IGNORE ((nocmsg_status *)0)
+
+typedef struct nocmsg_request_s *nocmsg_request;
+#define NOCMSG_REQUEST_NULL ((nocmsg_request)0)
+
+/* Environment. */
+int nocmsg_init(int *argc, char ***argv);
+int nocmsg_finalize(void);
+int nocmsg_initialized(int *flag);
+int nocmsg_finalized(int *flag);
+/* Stops every rank with exit status `code` (never returns). */
+void nocmsg_abort(nocmsg_comm comm, int code);
+/* Rank and size in NOCMSG_COMM_WORLD (-1 before init). */
+int nocmsg_rank(void);
+int nocmsg_size(void);
+/* Seconds since an arbitrary point; on the simulator, simulated time. */
+double nocmsg_wtime(void);
+double nocmsg_wtick(void);
+/* Name of the port in use: "pimp" on the simulated PIMP chip, "host" natively. */
+const char *nocmsg_port_name(void);
+/* A static, human-readable explanation of an error code. */
+const char *nocmsg_error_string(int code);
+
+/* Communicators. dup and split are collective over `comm`. */
+int nocmsg_comm_rank(nocmsg_comm comm, int *rank);
+int nocmsg_comm_size(nocmsg_comm comm, int *size);
+int nocmsg_comm_dup(nocmsg_comm comm, nocmsg_comm *newcomm);
+/* Ranks with the same color form a communicator, ordered by key then old rank; color NOCMSG_UNDEFINED gives
+ * NOCMSG_COMM_NULL. */
+int nocmsg_comm_split(nocmsg_comm comm, int color, int key, nocmsg_comm *newcomm);
+/* Frees a communicator made by dup or split and sets *comm to NOCMSG_COMM_NULL. */
+int nocmsg_comm_free(nocmsg_comm *comm);
+/* Rank in NOCMSG_COMM_WORLD of rank `rank` of `comm`. */
+int nocmsg_comm_world_rank(nocmsg_comm comm, int rank, int *world_rank);
+
+/* Datatypes. */
+int nocmsg_type_size(nocmsg_datatype type, int *size);
+
+/* Point-to-point, blocking. */
+int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm);
+/* Synchronous: returns once the receiver has matched the message. */
+int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm);
+int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                nocmsg_status *status);
+int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, int recvcount, nocmsg_datatype recvtype, int source, int recvtag,
+                    nocmsg_comm comm, nocmsg_status *status);
+int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest, int sendtag, int source,
+                            int recvtag, nocmsg_comm comm, nocmsg_status *status);
+
+/* Point-to-point, non-blocking. Buffers must stay untouched until the request completes. */
+int nocmsg_isend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
+                 nocmsg_request *request);
+int nocmsg_issend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
+                  nocmsg_request *request);
+int nocmsg_irecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                 nocmsg_request *request);
+
+/* Completion. A completed request is freed and set to NOCMSG_REQUEST_NULL; waiting on NOCMSG_REQUEST_NULL
+ * returns at once with an empty status (source NOCMSG_ANY_SOURCE, tag NOCMSG_ANY_TAG, count 0). */
+int nocmsg_wait(nocmsg_request *request, nocmsg_status *status);
+int nocmsg_waitall(int count, nocmsg_request requests[], nocmsg_status statuses[]);
+/* *index is the completed request's position, or NOCMSG_UNDEFINED if every request is null. */
+int nocmsg_waitany(int count, nocmsg_request requests[], int *index, nocmsg_status *status);
+int nocmsg_test(nocmsg_request *request, int *flag, nocmsg_status *status);
+int nocmsg_testall(int count, nocmsg_request requests[], int *flag, nocmsg_status statuses[]);
+/* Lets an active request complete on its own; its buffer may be reused only after that (not observable). */
+int nocmsg_request_free(nocmsg_request *request);
+
+/* Probing: status describes the first matching message without receiving it. */
+int nocmsg_probe(int source, int tag, nocmsg_comm comm, nocmsg_status *status);
+int nocmsg_iprobe(int source, int tag, nocmsg_comm comm, int *flag, nocmsg_status *status);
+/* Elements of `type` in a status (NOCMSG_UNDEFINED if the byte count is not a multiple of the size). */
+int nocmsg_get_count(const nocmsg_status *status, nocmsg_datatype type, int *count);
+
+/* Runs the progress engine once (moves pending messages along without blocking). */
+int nocmsg_progress(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NOCMSG_H */
