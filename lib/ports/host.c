@@ -1,0 +1,219 @@
+/*
+ * host.c: the native port. Ranks are processes started by `nocmsg native`; every ordered pair of ranks (a rank
+ * and itself included) has a single-producer single-consumer ring of words in one shared-memory segment, so a
+ * word costs no system call and no lock, and bulk data moves with memcpy, a ring at a time.
+ *
+ * The launcher creates an empty file and names it in NOCMSG_SHM; every rank sizes it with ftruncate (the same
+ * size everywhere, so the order does not matter) and maps it. Fresh pages are zero, which is the empty state of
+ * every ring. Without the launcher (NOCMSG_SHM unset) the program is a single rank with a private ring.
+ */
+#ifndef NOCMSG_SIM
+#define _GNU_SOURCE
+
+#include "port.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nocmsg.h>
+
+#define CACHE_LINE 64
+
+/* One direction between two ranks. head and tail count words since the start and never wrap. */
+struct ring {
+    _Alignas(CACHE_LINE) uint64_t tail; /* written by the producer */
+    _Alignas(CACHE_LINE) uint64_t head; /* written by the consumer */
+    _Alignas(CACHE_LINE) uint64_t data[];
+};
+
+static struct {
+    int rank, size;
+    size_t ring_words;
+    size_t ring_bytes;
+    unsigned char *base;
+    size_t map_bytes;
+    /* Producer side, per destination: our tail and the last head we saw. */
+    uint64_t *out_tail, *out_head_seen;
+    /* Consumer side, per source: our head and the last tail we saw. */
+    uint64_t *in_head, *in_tail_seen;
+    int next_poll;
+} host;
+
+static struct ring *ring_of(int src, int dst)
+{
+    return (struct ring *)(host.base + ((size_t)src * (size_t)host.size + (size_t)dst) * host.ring_bytes);
+}
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : fallback;
+}
+
+int nocmsg_port_init(int *rank, int *size)
+{
+    const char *path = getenv("NOCMSG_SHM");
+    host.rank = path ? env_int("NOCMSG_RANK", -1) : 0;
+    host.size = path ? env_int("NOCMSG_SIZE", 0) : 1;
+    if (host.size < 1 || host.rank < 0 || host.rank >= host.size) {
+        fprintf(stderr, "nocmsg: bad NOCMSG_RANK/NOCMSG_SIZE in the environment (start ranks with nocmsg native)\n");
+        return NOCMSG_ERR_INTERN;
+    }
+    /* Small jobs get 64 KiB per ring; large ones less, so the segment stays sparse-friendly. */
+    host.ring_words = host.size <= 16 ? 8192 : host.size <= 64 ? 2048 : 512;
+    host.ring_bytes = sizeof(struct ring) + host.ring_words * sizeof(uint64_t);
+    host.map_bytes = (size_t)host.size * (size_t)host.size * host.ring_bytes;
+    if (path) {
+        int fd = open(path, O_RDWR);
+        if (fd < 0 || ftruncate(fd, (off_t)host.map_bytes) != 0) {
+            fprintf(stderr, "nocmsg: cannot open shared memory %s: %s\n", path, strerror(errno));
+            return NOCMSG_ERR_INTERN;
+        }
+        host.base = mmap(NULL, host.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+    } else {
+        host.base = mmap(NULL, host.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    }
+    if (host.base == MAP_FAILED) {
+        fprintf(stderr, "nocmsg: cannot map %zu bytes of shared memory: %s\n", host.map_bytes, strerror(errno));
+        return NOCMSG_ERR_INTERN;
+    }
+    host.out_tail = calloc((size_t)host.size * 4, sizeof(uint64_t));
+    if (!host.out_tail)
+        return NOCMSG_ERR_NO_MEM;
+    host.out_head_seen = host.out_tail + host.size;
+    host.in_head = host.out_head_seen + host.size;
+    host.in_tail_seen = host.in_head + host.size;
+    *rank = host.rank;
+    *size = host.size;
+    return NOCMSG_SUCCESS;
+}
+
+void nocmsg_port_finalize(void)
+{
+    if (host.base && host.base != MAP_FAILED)
+        munmap(host.base, host.map_bytes);
+    free(host.out_tail);
+    memset(&host, 0, sizeof host);
+}
+
+const char *nocmsg_port_kind(void)
+{
+    return "host";
+}
+
+size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
+{
+    struct ring *r = ring_of(host.rank, dest);
+    uint64_t tail = host.out_tail[dest];
+    size_t cap = host.ring_words;
+    if (tail - host.out_head_seen[dest] + n > cap)
+        host.out_head_seen[dest] = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    size_t room = cap - (size_t)(tail - host.out_head_seen[dest]);
+    if (n > room)
+        n = room;
+    if (n == 0)
+        return 0;
+    size_t at = (size_t)(tail % cap), first = cap - at < n ? cap - at : n;
+    memcpy(&r->data[at], words, first * sizeof(uint64_t));
+    if (first < n)
+        memcpy(&r->data[0], words + first, (n - first) * sizeof(uint64_t));
+    host.out_tail[dest] = tail + n;
+    __atomic_store_n(&r->tail, tail + n, __ATOMIC_RELEASE);
+    return n;
+}
+
+static size_t available(int src)
+{
+    uint64_t head = host.in_head[src];
+    if (host.in_tail_seen[src] == head)
+        host.in_tail_seen[src] = __atomic_load_n(&ring_of(src, host.rank)->tail, __ATOMIC_ACQUIRE);
+    return (size_t)(host.in_tail_seen[src] - head);
+}
+
+int nocmsg_port_poll(int *src)
+{
+    for (int k = 0; k < host.size; k++) {
+        int s = host.next_poll + k;
+        if (s >= host.size)
+            s -= host.size;
+        if (available(s)) {
+            /* Start the next scan after this source, so a chatty rank cannot starve the others. */
+            host.next_poll = s + 1 == host.size ? 0 : s + 1;
+            *src = s;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
+{
+    size_t avail = available(src);
+    if (n > avail)
+        n = avail;
+    if (n == 0)
+        return 0;
+    struct ring *r = ring_of(src, host.rank);
+    uint64_t head = host.in_head[src];
+    size_t cap = host.ring_words, at = (size_t)(head % cap), first = cap - at < n ? cap - at : n;
+    memcpy(words, &r->data[at], first * sizeof(uint64_t));
+    if (first < n)
+        memcpy(words + first, &r->data[0], (n - first) * sizeof(uint64_t));
+    host.in_head[src] = head + n;
+    __atomic_store_n(&r->head, head + n, __ATOMIC_RELEASE);
+    return n;
+}
+
+void nocmsg_port_wait(int sending)
+{
+    (void)sending;
+    /* Spin briefly (a reply is often a few hundred nanoseconds away), then give the CPU to other ranks: jobs
+     * may have more ranks than cores. */
+    static unsigned idle;
+    if (++idle % 64 == 0) {
+        sched_yield();
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+size_t nocmsg_port_eager_limit(void)
+{
+    return 16384;
+}
+
+double nocmsg_port_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double nocmsg_port_wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void nocmsg_port_abort(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code ? code : 1);
+}
+
+#endif /* !NOCMSG_SIM */

@@ -1,0 +1,43 @@
+/*
+ * port.h: what libnocmsg needs from a network interface. One implementation per NI kind (ports/<kind>.c).
+ *
+ * A port moves 64-bit words. Between any two ranks (and from a rank to itself) words arrive in the order they
+ * were sent; words from different sources may interleave at the receiver, so the receiver asks who sent the next
+ * word (port_poll) and then takes words of that source (port_pull). Nothing here blocks: the progress engine
+ * above decides when to wait, and keeps draining incoming words while its own sends are stuck, which is what
+ * keeps a full network from deadlocking.
+ */
+#ifndef NOCMSG_PORT_H
+#define NOCMSG_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sets up the port; fills in this rank and the number of ranks. Returns 0 or a NOCMSG_ERR_ code. */
+int nocmsg_port_init(int *rank, int *size);
+void nocmsg_port_finalize(void);
+const char *nocmsg_port_kind(void);
+
+/* Queues up to n words for dest; returns how many were taken (0 when the way to dest is full). */
+size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n);
+
+/* 1 and the source of the next incoming word if one has arrived, else 0. */
+int nocmsg_port_poll(int *src);
+
+/* Takes up to n words of src's stream (as long as they are next in line); returns how many. */
+size_t nocmsg_port_pull(int src, uint64_t *words, size_t n);
+
+/* Waits (without burning simulated instructions where the NI allows) until a word may have arrived, or, with
+ * sending set, until a word may also be pushed. May return early. */
+void nocmsg_port_wait(int sending);
+
+/* Largest message sent eagerly (without a handshake), in bytes. */
+size_t nocmsg_port_eager_limit(void);
+
+double nocmsg_port_wtime(void);
+double nocmsg_port_wtick(void);
+
+/* Ends this rank (and, where the port can, the whole job) with `code`. */
+void nocmsg_port_abort(int code) __attribute__((noreturn));
+
+#endif /* NOCMSG_PORT_H */

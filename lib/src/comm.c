@@ -1,0 +1,238 @@
+/*
+ * comm.c: communicators. A communicator is a group of world ranks in order plus a context id that keeps its
+ * messages apart from every other communicator's. New context ids are agreed on by the members: each contributes
+ * the set of ids it uses, and all take the lowest id free everywhere.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_GATHER = 1, TAG_BCAST = 2 };
+#define ID_WORDS (MAX_COMMS / 64)
+
+struct comm *nocmsg_comm_get(nocmsg_comm c)
+{
+    if (c < 0 || c >= MAX_COMMS || !nocmsg_lib.comms[c].used)
+        return NULL;
+    return &nocmsg_lib.comms[c];
+}
+
+/* Sets up communicator `id` with the given world ranks (in comm-rank order). */
+static int comm_make(int id, const int *world_ranks, int size)
+{
+    struct comm *c = &nocmsg_lib.comms[id];
+    c->world_of = malloc((size_t)size * sizeof(int));
+    c->local_of = malloc((size_t)nocmsg_lib.size * sizeof(int));
+    if (!c->world_of || !c->local_of) {
+        free(c->world_of);
+        free(c->local_of);
+        return NOCMSG_ERR_NO_MEM;
+    }
+    for (int w = 0; w < nocmsg_lib.size; w++)
+        c->local_of[w] = -1;
+    c->rank = -1;
+    for (int i = 0; i < size; i++) {
+        c->world_of[i] = world_ranks[i];
+        c->local_of[world_ranks[i]] = i;
+        if (world_ranks[i] == nocmsg_lib.rank)
+            c->rank = i;
+    }
+    c->size = size;
+    c->ctx = 2 * id;
+    c->used = 1;
+    return NOCMSG_SUCCESS;
+}
+
+static void comm_release(struct comm *c)
+{
+    free(c->world_of);
+    free(c->local_of);
+    memset(c, 0, sizeof *c);
+}
+
+int nocmsg_comm_init(void)
+{
+    int n = nocmsg_lib.size, me = nocmsg_lib.rank;
+    int *world = malloc((size_t)n * sizeof(int));
+    if (!world)
+        return NOCMSG_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        world[i] = i;
+    int err = comm_make(NOCMSG_COMM_WORLD, world, n);
+    free(world);
+    if (err == NOCMSG_SUCCESS)
+        err = comm_make(NOCMSG_COMM_SELF, &me, 1);
+    return err;
+}
+
+void nocmsg_comm_finalize(void)
+{
+    for (int i = 0; i < MAX_COMMS; i++)
+        if (nocmsg_lib.comms[i].used)
+            comm_release(&nocmsg_lib.comms[i]);
+}
+
+/* Every member of c gets the concatenation of every member's `bytes` of data, in comm-rank order. */
+static int allgather(struct comm *c, const void *mine, void *all, size_t bytes)
+{
+    unsigned char *out = all;
+    memcpy(out + (size_t)c->rank * bytes, mine, bytes);
+    int err = NOCMSG_SUCCESS;
+    if (c->rank == 0) {
+        for (int r = 1; r < c->size && err == NOCMSG_SUCCESS; r++)
+            err = nocmsg_internal_recv(out + (size_t)r * bytes, bytes, r, TAG_GATHER, c);
+        for (int r = 1; r < c->size && err == NOCMSG_SUCCESS; r++)
+            err = nocmsg_internal_send(out, bytes * (size_t)c->size, r, TAG_BCAST, c);
+    } else {
+        err = nocmsg_internal_send(mine, bytes, 0, TAG_GATHER, c);
+        if (err == NOCMSG_SUCCESS)
+            err = nocmsg_internal_recv(out, bytes * (size_t)c->size, 0, TAG_BCAST, c);
+    }
+    return err;
+}
+
+/* The lowest communicator id unused by every member of c (collective over c). */
+static int agree_id(struct comm *c, int *id)
+{
+    uint64_t mine[ID_WORDS] = {0};
+    for (int i = 0; i < MAX_COMMS; i++)
+        if (nocmsg_lib.comms[i].used)
+            mine[i / 64] |= (uint64_t)1 << (i % 64);
+    uint64_t *all = malloc(sizeof mine * (size_t)c->size);
+    if (!all)
+        return NOCMSG_ERR_NO_MEM;
+    int err = allgather(c, mine, all, sizeof mine);
+    if (err == NOCMSG_SUCCESS) {
+        for (int r = 0; r < c->size; r++)
+            for (int w = 0; w < ID_WORDS; w++)
+                mine[w] |= all[(size_t)r * ID_WORDS + w];
+        *id = -1;
+        for (int i = 0; i < MAX_COMMS && *id < 0; i++)
+            if (!(mine[i / 64] >> (i % 64) & 1))
+                *id = i;
+        if (*id < 0)
+            err = NOCMSG_ERR_NO_MEM;
+    }
+    free(all);
+    return err;
+}
+
+int nocmsg_comm_rank(nocmsg_comm comm, int *rank)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!rank)
+        return NOCMSG_ERR_ARG;
+    *rank = c->rank;
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_comm_size(nocmsg_comm comm, int *size)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!size)
+        return NOCMSG_ERR_ARG;
+    *size = c->size;
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_comm_world_rank(nocmsg_comm comm, int rank, int *world_rank)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!world_rank)
+        return NOCMSG_ERR_ARG;
+    if (rank < 0 || rank >= c->size)
+        return NOCMSG_ERR_RANK;
+    *world_rank = c->world_of[rank];
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_comm_dup(nocmsg_comm comm, nocmsg_comm *newcomm)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!newcomm)
+        return NOCMSG_ERR_ARG;
+    int id, err = agree_id(c, &id);
+    if (err == NOCMSG_SUCCESS)
+        err = comm_make(id, c->world_of, c->size);
+    *newcomm = err == NOCMSG_SUCCESS ? id : NOCMSG_COMM_NULL;
+    return err;
+}
+
+struct split_entry {
+    int color, key, rank;
+};
+
+static int by_key_then_rank(const void *a, const void *b)
+{
+    const struct split_entry *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int nocmsg_comm_split(nocmsg_comm comm, int color, int key, nocmsg_comm *newcomm)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!newcomm || (color < 0 && color != NOCMSG_UNDEFINED))
+        return NOCMSG_ERR_ARG;
+    struct split_entry mine = {color, key, c->rank};
+    struct split_entry *all = malloc(sizeof mine * (size_t)c->size);
+    int *members = malloc(sizeof(int) * (size_t)c->size);
+    int id = -1, err = all && members ? NOCMSG_SUCCESS : NOCMSG_ERR_NO_MEM;
+    if (err == NOCMSG_SUCCESS)
+        err = allgather(c, &mine, all, sizeof mine);
+    /* Every member takes part in agreeing on the id, even one that ends up in no communicator. */
+    if (err == NOCMSG_SUCCESS)
+        err = agree_id(c, &id);
+    *newcomm = NOCMSG_COMM_NULL;
+    if (err == NOCMSG_SUCCESS && color != NOCMSG_UNDEFINED) {
+        int n = 0;
+        for (int r = 0; r < c->size; r++)
+            if (all[r].color == color)
+                all[n++] = all[r];
+        qsort(all, (size_t)n, sizeof *all, by_key_then_rank);
+        for (int i = 0; i < n; i++)
+            members[i] = c->world_of[all[i].rank];
+        err = comm_make(id, members, n);
+        if (err == NOCMSG_SUCCESS)
+            *newcomm = id;
+    }
+    free(all);
+    free(members);
+    return err;
+}
+
+int nocmsg_comm_free(nocmsg_comm *comm)
+{
+    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
+        return NOCMSG_ERR_NOT_INITIALIZED;
+    if (!comm)
+        return NOCMSG_ERR_ARG;
+    struct comm *c = nocmsg_comm_get(*comm);
+    if (!c || *comm == NOCMSG_COMM_WORLD || *comm == NOCMSG_COMM_SELF)
+        return NOCMSG_ERR_COMM;
+    comm_release(c);
+    *comm = NOCMSG_COMM_NULL;
+    return NOCMSG_SUCCESS;
+}

@@ -1,0 +1,556 @@
+/*
+ * engine.c: the progress engine. A polling work loop, as in NoCMsg: push what can be pushed of the outgoing
+ * packets, drain every incoming word into the message it belongs to, repeat. It never waits on a send while
+ * words are arriving, so two ranks streaming large messages at each other cannot jam the network.
+ *
+ * Flow control: messages up to the port's eager limit travel at once and are buffered by the receiver if no
+ * receive is posted yet; larger (and synchronous) ones announce themselves (RTS), wait for the receiver to post a
+ * matching receive (CTS), and then stream straight into the receive buffer (DATA). So unexpected data is bounded
+ * by eager messages, and every program that is correct under MPI's rules completes.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ports/port.h"
+
+/* An outgoing packet: header words, then payload (rounded up to whole words). */
+struct txpkt {
+    int dest;
+    int nhead, head_sent;
+    uint64_t head[3];
+    const unsigned char *payload;
+    size_t bytes, words_sent;
+    struct nocmsg_request_s *req; /* completes when the packet is fully pushed (NULL: nothing to complete) */
+    struct txpkt *next;
+};
+
+enum rx_phase { RX_HEADER, RX_EXTRA, RX_PAYLOAD };
+
+/* Reassembly of the packet currently arriving from one source. */
+struct rx {
+    int phase;
+    uint64_t hdr;
+    uint64_t extra[2];
+    int extra_need, extra_have;
+    unsigned char *dst;  /* where payload bytes go (NULL: discard) */
+    size_t dst_bytes;    /* room at dst */
+    size_t msg_bytes;    /* payload bytes in the packet */
+    size_t received;     /* payload bytes consumed so far (whole words) */
+    struct nocmsg_request_s *req;
+    struct unexpected *ux;
+};
+
+static struct {
+    struct rx *rx;
+    struct txpkt *tx_head, *tx_tail;
+    struct nocmsg_request_s *posted_head, *posted_tail;
+    struct unexpected *ux_head, *ux_tail;
+    unsigned *blocked_pass; /* per destination: the tx pass in which pushing to it stalled */
+    unsigned pass;
+} eng;
+
+int nocmsg_engine_init(int size)
+{
+    memset(&eng, 0, sizeof eng);
+    eng.rx = calloc((size_t)size, sizeof *eng.rx);
+    eng.blocked_pass = calloc((size_t)size, sizeof *eng.blocked_pass);
+    if (!eng.rx || !eng.blocked_pass)
+        return NOCMSG_ERR_NO_MEM;
+    return NOCMSG_SUCCESS;
+}
+
+void nocmsg_engine_finalize(void)
+{
+    while (eng.tx_head)
+        nocmsg_engine_block();
+    for (struct unexpected *u = eng.ux_head, *next; u; u = next) {
+        next = u->next;
+        free(u->data);
+        free(u);
+    }
+    free(eng.rx);
+    free(eng.blocked_pass);
+    memset(&eng, 0, sizeof eng);
+}
+
+void nocmsg_engine_complete(struct nocmsg_request_s *req, int error)
+{
+    req->error = error;
+    req->status.error = error;
+    req->done = 1;
+    if (req->user_freed)
+        free(req);
+}
+
+/* Running out of memory for an unexpected message would lose it; stop loudly instead. */
+__attribute__((noreturn)) static void fatal_no_memory(size_t bytes, int src)
+{
+    fprintf(stderr, "nocmsg: rank %d: out of memory buffering an unexpected message of %zu bytes from rank %d\n",
+            nocmsg_lib.rank, bytes, src);
+    nocmsg_port_abort(1);
+}
+
+/* ---- sending ---------------------------------------------------------------------------------------- */
+
+/* Pushes what the port takes of p; returns 1 when the packet is complete. */
+static int tx_push(struct txpkt *p)
+{
+    while (p->head_sent < p->nhead) {
+        size_t k = nocmsg_port_push(p->dest, p->head + p->head_sent, (size_t)(p->nhead - p->head_sent));
+        if (k == 0)
+            return 0;
+        p->head_sent += (int)k;
+    }
+    size_t words = (p->bytes + 7) / 8;
+    while (p->words_sent < words) {
+        const unsigned char *at = p->payload + p->words_sent * 8;
+        size_t full = p->bytes / 8;
+        if (p->words_sent < full && ((uintptr_t)at & 7) == 0) {
+            size_t k = nocmsg_port_push(p->dest, (const uint64_t *)(const void *)at, full - p->words_sent);
+            if (k == 0)
+                return 0;
+            p->words_sent += k;
+        } else {
+            uint64_t w = 0;
+            size_t left = p->bytes - p->words_sent * 8;
+            memcpy(&w, at, left < 8 ? left : 8);
+            if (nocmsg_port_push(p->dest, &w, 1) == 0)
+                return 0;
+            p->words_sent++;
+        }
+    }
+    return 1;
+}
+
+static int tx_enqueue(int dest, const uint64_t *head, int nhead, const void *payload, size_t bytes,
+                      struct nocmsg_request_s *req)
+{
+    struct txpkt *p = malloc(sizeof *p);
+    if (!p)
+        return NOCMSG_ERR_NO_MEM;
+    p->dest = dest;
+    p->nhead = nhead;
+    p->head_sent = 0;
+    memcpy(p->head, head, (size_t)nhead * sizeof(uint64_t));
+    p->payload = payload;
+    p->bytes = bytes;
+    p->words_sent = 0;
+    p->req = req;
+    p->next = NULL;
+    if (eng.tx_tail)
+        eng.tx_tail->next = p;
+    else
+        eng.tx_head = p;
+    eng.tx_tail = p;
+    return NOCMSG_SUCCESS;
+}
+
+/* Sends a packet: straight into the port when nothing is queued before it, else behind the queue. */
+static int tx_send(int dest, const uint64_t *head, int nhead, const void *payload, size_t bytes,
+                   struct nocmsg_request_s *req)
+{
+    if (!eng.tx_head) {
+        struct txpkt p = {dest, nhead, 0, {0, 0, 0}, payload, bytes, 0, req, NULL};
+        memcpy(p.head, head, (size_t)nhead * sizeof(uint64_t));
+        if (tx_push(&p)) {
+            if (req)
+                nocmsg_engine_complete(req, NOCMSG_SUCCESS);
+            return NOCMSG_SUCCESS;
+        }
+        int err = tx_enqueue(dest, p.head, nhead, payload, bytes, req);
+        if (err == NOCMSG_SUCCESS) {
+            eng.tx_tail->head_sent = p.head_sent;
+            eng.tx_tail->words_sent = p.words_sent;
+        }
+        return err;
+    }
+    return tx_enqueue(dest, head, nhead, payload, bytes, req);
+}
+
+/* One pass over the queued packets. Packets to one destination leave in order; a stalled destination does not
+ * hold up the others. */
+static int tx_progress(void)
+{
+    int did = 0;
+    eng.pass++;
+    struct txpkt **link = &eng.tx_head, *prev = NULL;
+    while (*link) {
+        struct txpkt *p = *link;
+        if (eng.blocked_pass[p->dest] == eng.pass) {
+            prev = p;
+            link = &p->next;
+            continue;
+        }
+        int head_before = p->head_sent;
+        size_t words_before = p->words_sent;
+        int complete = tx_push(p);
+        if (p->head_sent != head_before || p->words_sent != words_before)
+            did = 1;
+        if (!complete) {
+            eng.blocked_pass[p->dest] = eng.pass;
+            prev = p;
+            link = &p->next;
+            continue;
+        }
+        *link = p->next;
+        if (eng.tx_tail == p)
+            eng.tx_tail = prev;
+        if (p->req)
+            nocmsg_engine_complete(p->req, NOCMSG_SUCCESS);
+        free(p);
+    }
+    return did;
+}
+
+int nocmsg_engine_send(struct nocmsg_request_s *req, int sync)
+{
+    if (!sync && req->bytes <= nocmsg_lib.eager_limit) {
+        uint64_t h = MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes);
+        return tx_send(req->peer, &h, 1, req->buf, req->bytes, req);
+    }
+    uint64_t h[3] = {MAKE_HDR(PK_RTS, req->ctx, req->tag, 0), (uint64_t)req->bytes, (uint64_t)(uintptr_t)req};
+    /* The request completes when its DATA packet has been pushed, after the CTS arrives. */
+    return tx_send(req->peer, h, 3, NULL, 0, NULL);
+}
+
+/* ---- matching --------------------------------------------------------------------------------------- */
+
+static int matches(int ctx, int src, int tag, const struct nocmsg_request_s *r)
+{
+    return r->ctx == ctx && (r->peer == NOCMSG_ANY_SOURCE || r->peer == src) && (r->tag == NOCMSG_ANY_TAG || r->tag == tag);
+}
+
+static struct nocmsg_request_s *take_posted(int ctx, int src, int tag)
+{
+    struct nocmsg_request_s **link = &eng.posted_head, *prev = NULL;
+    for (; *link; prev = *link, link = &(*link)->next) {
+        struct nocmsg_request_s *r = *link;
+        if (matches(ctx, src, tag, r)) {
+            *link = r->next;
+            if (eng.posted_tail == r)
+                eng.posted_tail = prev;
+            r->next = NULL;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static void set_status(struct nocmsg_request_s *r, int src_world, int tag, size_t msg_bytes)
+{
+    struct comm *c = nocmsg_comm_get(r->comm);
+    r->msg_bytes = msg_bytes;
+    r->status.source = c ? c->local_of[src_world] : src_world;
+    r->status.tag = tag;
+    r->status.count_bytes = msg_bytes < r->bytes ? msg_bytes : r->bytes;
+}
+
+static int truncation(const struct nocmsg_request_s *r)
+{
+    return r->msg_bytes > r->bytes ? NOCMSG_ERR_TRUNCATE : NOCMSG_SUCCESS;
+}
+
+/* A matched rendezvous: tell the sender to go ahead. */
+static void send_cts(struct nocmsg_request_s *r, int src, uint64_t sender_req)
+{
+    uint64_t h[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), sender_req, (uint64_t)(uintptr_t)r};
+    r->rendezvous_started = 1;
+    if (tx_send(src, h, 3, NULL, 0, NULL) != NOCMSG_SUCCESS)
+        nocmsg_engine_complete(r, NOCMSG_ERR_NO_MEM);
+}
+
+struct unexpected *nocmsg_engine_probe(int ctx, int src, int tag)
+{
+    struct nocmsg_request_s probe = {0};
+    probe.ctx = ctx;
+    probe.peer = src;
+    probe.tag = tag;
+    for (struct unexpected *u = eng.ux_head; u; u = u->next)
+        if (!u->matched && matches(u->ctx, u->src, u->tag, &probe))
+            return u;
+    return NULL;
+}
+
+static void ux_remove(struct unexpected *u)
+{
+    struct unexpected **link = &eng.ux_head, *prev = NULL;
+    while (*link != u) {
+        prev = *link;
+        link = &(*link)->next;
+    }
+    *link = u->next;
+    if (eng.ux_tail == u)
+        eng.ux_tail = prev;
+}
+
+/* Hands a complete unexpected eager message to the receive that matched it. */
+static void ux_deliver(struct unexpected *u, struct nocmsg_request_s *r)
+{
+    size_t n = u->bytes < r->bytes ? u->bytes : r->bytes;
+    if (n)
+        memcpy(r->buf, u->data, n);
+    r->pending = NULL;
+    nocmsg_engine_complete(r, truncation(r));
+    free(u->data);
+    free(u);
+}
+
+void nocmsg_engine_recv(struct nocmsg_request_s *r)
+{
+    struct unexpected *u = nocmsg_engine_probe(r->ctx, r->peer, r->tag);
+    if (u) {
+        set_status(r, u->src, u->tag, u->bytes);
+        if (u->kind == PK_RTS) {
+            ux_remove(u);
+            uint64_t sender_req = u->sender_req;
+            int src = u->src;
+            free(u);
+            send_cts(r, src, sender_req);
+        } else if (u->complete) {
+            ux_remove(u);
+            ux_deliver(u, r);
+        } else {
+            /* Still arriving: it completes r when its last word lands. */
+            ux_remove(u);
+            u->matched = r;
+            r->pending = u;
+        }
+        return;
+    }
+    r->next = NULL;
+    if (eng.posted_tail)
+        eng.posted_tail->next = r;
+    else
+        eng.posted_head = r;
+    eng.posted_tail = r;
+}
+
+/* ---- receiving -------------------------------------------------------------------------------------- */
+
+static void ux_append(struct unexpected *u)
+{
+    u->next = NULL;
+    if (eng.ux_tail)
+        eng.ux_tail->next = u;
+    else
+        eng.ux_head = u;
+    eng.ux_tail = u;
+}
+
+/* The packet from src is complete. */
+static void rx_finish(int src, struct rx *x)
+{
+    (void)src;
+    if (x->req) {
+        nocmsg_engine_complete(x->req, truncation(x->req));
+    } else if (x->ux) {
+        struct unexpected *u = x->ux;
+        u->complete = 1;
+        if (u->matched)
+            ux_deliver(u, u->matched);
+    }
+    x->phase = RX_HEADER;
+    x->req = NULL;
+    x->ux = NULL;
+}
+
+/* Sets up the payload phase of an EAGER or DATA packet into req (or into a new unexpected entry). */
+static void rx_begin_payload(int src, struct rx *x)
+{
+    x->received = 0;
+    if ((x->msg_bytes + 7) / 8 == 0)
+        rx_finish(src, x);
+    else
+        x->phase = RX_PAYLOAD;
+}
+
+/* A header (and its extra words) has arrived from src. */
+static void rx_header(int src, struct rx *x)
+{
+    uint64_t h = x->hdr;
+    int kind = HDR_KIND(h), ctx = HDR_CTX(h), tag = HDR_TAG(h);
+    x->req = NULL;
+    x->ux = NULL;
+    switch (kind) {
+    case PK_EAGER: {
+        x->msg_bytes = HDR_LEN(h);
+        struct nocmsg_request_s *r = take_posted(ctx, src, tag);
+        if (r) {
+            set_status(r, src, tag, x->msg_bytes);
+            x->req = r;
+            x->dst = r->buf;
+            x->dst_bytes = r->bytes;
+        } else {
+            struct unexpected *u = calloc(1, sizeof *u);
+            unsigned char *data = x->msg_bytes ? malloc(x->msg_bytes) : NULL;
+            if (!u || (x->msg_bytes && !data))
+                fatal_no_memory(x->msg_bytes, src);
+            u->kind = PK_EAGER;
+            u->ctx = ctx;
+            u->src = src;
+            u->tag = tag;
+            u->bytes = x->msg_bytes;
+            u->data = data;
+            ux_append(u);
+            x->ux = u;
+            x->dst = data;
+            x->dst_bytes = x->msg_bytes;
+        }
+        rx_begin_payload(src, x);
+        return;
+    }
+    case PK_RTS: {
+        size_t bytes = (size_t)x->extra[0];
+        uint64_t sender_req = x->extra[1];
+        struct nocmsg_request_s *r = take_posted(ctx, src, tag);
+        if (r) {
+            set_status(r, src, tag, bytes);
+            send_cts(r, src, sender_req);
+        } else {
+            struct unexpected *u = calloc(1, sizeof *u);
+            if (!u)
+                fatal_no_memory(sizeof *u, src);
+            u->kind = PK_RTS;
+            u->ctx = ctx;
+            u->src = src;
+            u->tag = tag;
+            u->bytes = bytes;
+            u->sender_req = sender_req;
+            u->complete = 1;
+            ux_append(u);
+        }
+        x->phase = RX_HEADER;
+        return;
+    }
+    case PK_CTS: {
+        struct nocmsg_request_s *s = (struct nocmsg_request_s *)(uintptr_t)x->extra[0];
+        uint64_t h2[2] = {MAKE_HDR(PK_DATA, 0, 0, 0), x->extra[1]};
+        if (tx_send(src, h2, 2, s->buf, s->bytes, s) != NOCMSG_SUCCESS)
+            nocmsg_engine_complete(s, NOCMSG_ERR_NO_MEM);
+        x->phase = RX_HEADER;
+        return;
+    }
+    case PK_DATA: {
+        struct nocmsg_request_s *r = (struct nocmsg_request_s *)(uintptr_t)x->extra[0];
+        x->req = r;
+        x->msg_bytes = r->msg_bytes;
+        x->dst = r->buf;
+        x->dst_bytes = r->bytes;
+        rx_begin_payload(src, x);
+        return;
+    }
+    default:
+        /* A corrupt stream cannot be resynchronised. */
+        fprintf(stderr, "nocmsg: rank %d: corrupt packet header %#llx from rank %d\n", nocmsg_lib.rank,
+                (unsigned long long)h, src);
+        nocmsg_port_abort(1);
+    }
+}
+
+static int extra_words(int kind)
+{
+    switch (kind) {
+    case PK_RTS:
+    case PK_CTS:
+        return 2;
+    case PK_DATA:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Consumes payload words from src; returns 1 if the packet completed. */
+static int rx_payload(int src, struct rx *x)
+{
+    size_t words = (x->msg_bytes + 7) / 8;
+    size_t done = x->received / 8;
+    while (done < words) {
+        size_t room_words = x->dst && x->dst_bytes > x->received ? (x->dst_bytes - x->received) / 8 : 0;
+        size_t direct = words - done < room_words ? words - done : room_words;
+        /* A word at the end of the message may hold fewer bytes than 8: it never goes direct. */
+        if (direct && done + direct == words && x->msg_bytes % 8)
+            direct--;
+        if (direct && ((uintptr_t)(x->dst + x->received) & 7) == 0) {
+            size_t k = nocmsg_port_pull(src, (uint64_t *)(void *)(x->dst + x->received), direct);
+            done += k;
+            x->received = done * 8;
+            if (k < direct)
+                return 0;
+            continue;
+        }
+        uint64_t w;
+        if (nocmsg_port_pull(src, &w, 1) == 0)
+            return 0;
+        if (x->dst && x->dst_bytes > x->received) {
+            size_t n = x->dst_bytes - x->received;
+            size_t in_msg = x->msg_bytes - x->received;
+            if (n > 8)
+                n = 8;
+            if (n > in_msg)
+                n = in_msg;
+            memcpy(x->dst + x->received, &w, n);
+        }
+        done++;
+        x->received = done * 8;
+    }
+    return 1;
+}
+
+/* Consumes what has arrived from src. */
+static void rx_feed(int src)
+{
+    struct rx *x = &eng.rx[src];
+    for (;;) {
+        if (x->phase == RX_HEADER) {
+            if (nocmsg_port_pull(src, &x->hdr, 1) == 0)
+                return;
+            x->extra_need = extra_words(HDR_KIND(x->hdr));
+            x->extra_have = 0;
+            if (x->extra_need == 0) {
+                rx_header(src, x);
+                continue;
+            }
+            x->phase = RX_EXTRA;
+        }
+        if (x->phase == RX_EXTRA) {
+            size_t k = nocmsg_port_pull(src, x->extra + x->extra_have, (size_t)(x->extra_need - x->extra_have));
+            x->extra_have += (int)k;
+            if (x->extra_have < x->extra_need)
+                return;
+            x->phase = RX_HEADER;
+            rx_header(src, x);
+            continue;
+        }
+        if (!rx_payload(src, x))
+            return;
+        rx_finish(src, x);
+    }
+}
+
+static int rx_progress(void)
+{
+    int did = 0, src;
+    /* Bounded, so a flood of incoming words cannot starve our own sends. */
+    for (int round = 0; round < 64 && nocmsg_port_poll(&src); round++) {
+        rx_feed(src);
+        did = 1;
+    }
+    return did;
+}
+
+int nocmsg_engine_progress(void)
+{
+    int did = eng.tx_head ? tx_progress() : 0;
+    did |= rx_progress();
+    return did;
+}
+
+void nocmsg_engine_block(void)
+{
+    if (!nocmsg_engine_progress())
+        nocmsg_port_wait(eng.tx_head != NULL);
+}

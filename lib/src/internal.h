@@ -1,0 +1,112 @@
+/*
+ * internal.h: state shared by the parts of libnocmsg (not installed).
+ *
+ * Layers: a port (ports/port.h) moves words; the progress engine (engine.c) turns them into messages: it frames
+ * outgoing messages as packets, reassembles incoming ones per source, matches them against posted receives by
+ * (context, source, tag) and keeps the rest in an unexpected queue; p2p.c is the public API over it; comm.c keeps
+ * communicators.
+ *
+ * Wire format: every packet starts with one header word
+ *     bits 0-3 kind | 4-15 context | 16-39 tag | 40-63 payload bytes (eager only)
+ * followed by the kind's extra words and, for EAGER and DATA, the payload rounded up to whole words.
+ *     EAGER  payload follows                           (messages up to the port's eager limit)
+ *     RTS    total bytes, sender's request             (large or synchronous: ready to send?)
+ *     CTS    sender's request, receiver's request      (clear to send: a matching receive is posted)
+ *     DATA   receiver's request, then the payload
+ */
+#ifndef NOCMSG_INTERNAL_H
+#define NOCMSG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../include/nocmsg.h"
+
+enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4 };
+
+#define HDR_KIND(h) ((int)((h)&0xf))
+#define HDR_CTX(h) ((int)(((h) >> 4) & 0xfff))
+#define HDR_TAG(h) ((int)(((h) >> 16) & 0xffffff))
+#define HDR_LEN(h) ((size_t)((h) >> 40))
+#define MAKE_HDR(kind, ctx, tag, len)                                                                          \
+    ((uint64_t)(kind) | ((uint64_t)(ctx) << 4) | ((uint64_t)(uint32_t)(tag) << 16) | ((uint64_t)(len) << 40))
+/* Context ids: communicator i uses 2i for user messages and 2i+1 for the library's own. */
+#define MAX_COMMS 2048
+#define EAGER_MAX ((size_t)1 << 24)
+
+enum req_kind { REQ_SEND = 1, REQ_RECV = 2 };
+
+struct unexpected;
+
+struct nocmsg_request_s {
+    int kind;
+    int done;
+    int error;
+    int on_stack;      /* owned by a blocking call, never freed */
+    int user_freed;    /* nocmsg_request_free on an active request: free on completion */
+    int ctx;
+    nocmsg_comm comm;
+    int peer;          /* world rank (send: destination; recv: source or NOCMSG_ANY_SOURCE) */
+    int tag;
+    void *buf;
+    size_t bytes;      /* send: length; recv: capacity */
+    size_t msg_bytes;  /* recv: length of the matched message */
+    int rendezvous_started;
+    nocmsg_status status;
+    struct unexpected *pending; /* recv matched to an unexpected message still arriving */
+    struct nocmsg_request_s *next; /* posted-receive queue */
+};
+
+struct unexpected {
+    int kind; /* PK_EAGER or PK_RTS */
+    int ctx, src, tag;
+    size_t bytes;
+    uint64_t sender_req;
+    unsigned char *data;
+    int complete;
+    struct nocmsg_request_s *matched;
+    struct unexpected *next;
+};
+
+struct comm {
+    int used;
+    int ctx;        /* user context; ctx + 1 is the library's */
+    int size, rank;
+    int *world_of;  /* comm rank -> world rank */
+    int *local_of;  /* world rank -> comm rank, or -1 */
+};
+
+struct lib_state {
+    int initialized, finalized;
+    int rank, size;
+    size_t eager_limit;
+    struct comm comms[MAX_COMMS];
+};
+extern struct lib_state nocmsg_lib;
+
+/* engine.c */
+int nocmsg_engine_init(int size);
+void nocmsg_engine_finalize(void);
+/* Moves messages along; returns non-zero if anything happened. */
+int nocmsg_engine_progress(void);
+/* Progresses, and if nothing happened waits for the port. */
+void nocmsg_engine_block(void);
+/* Starts a send (eager or rendezvous); the request completes when the buffer may be reused. */
+int nocmsg_engine_send(struct nocmsg_request_s *req, int sync);
+/* Posts a receive (matching the unexpected queue first). */
+void nocmsg_engine_recv(struct nocmsg_request_s *req);
+/* First unexpected message matching (ctx, src, tag), or NULL. */
+struct unexpected *nocmsg_engine_probe(int ctx, int src, int tag);
+/* Completes req, or frees it if the user already let go of it. */
+void nocmsg_engine_complete(struct nocmsg_request_s *req, int error);
+
+/* comm.c */
+struct comm *nocmsg_comm_get(nocmsg_comm c);
+int nocmsg_comm_init(void);
+void nocmsg_comm_finalize(void);
+
+/* Blocking send/recv used by the library itself (communicator management): on the comm's internal context. */
+int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
+int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm *c);
+
+#endif /* NOCMSG_INTERNAL_H */

@@ -1,0 +1,422 @@
+/*
+ * p2p.c: the point-to-point API: argument checks, requests, and waiting on the progress engine.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_INIT()                                                                                            \
+    do {                                                                                                        \
+        if (!nocmsg_lib.initialized || nocmsg_lib.finalized)                                                    \
+            return NOCMSG_ERR_NOT_INITIALIZED;                                                                  \
+    } while (0)
+
+/* Checks a buffer description and gives its size in bytes. */
+static int message_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
+{
+    int size;
+    if (count < 0)
+        return NOCMSG_ERR_COUNT;
+    if (nocmsg_type_size(type, &size) != NOCMSG_SUCCESS)
+        return NOCMSG_ERR_TYPE;
+    if (!buf && count > 0)
+        return NOCMSG_ERR_BUFFER;
+    *bytes = (size_t)count * (size_t)size;
+    return NOCMSG_SUCCESS;
+}
+
+static int valid_tag(int tag, int wildcard_ok)
+{
+    return (tag >= 0 && tag <= NOCMSG_TAG_UB) || (wildcard_ok && tag == NOCMSG_ANY_TAG);
+}
+
+static int valid_rank(const struct comm *c, int rank, int wildcard_ok)
+{
+    return (rank >= 0 && rank < c->size) || rank == NOCMSG_PROC_NULL || (wildcard_ok && rank == NOCMSG_ANY_SOURCE);
+}
+
+static void empty_status(nocmsg_status *status, int source)
+{
+    if (status) {
+        status->source = source;
+        status->tag = NOCMSG_ANY_TAG;
+        status->error = NOCMSG_SUCCESS;
+        status->count_bytes = 0;
+    }
+}
+
+/* Fills in a send or receive request after checking its arguments. */
+static int prepare(struct nocmsg_request_s *r, int kind, const void *buf, int count, nocmsg_datatype type, int peer,
+                   int tag, nocmsg_comm comm)
+{
+    CHECK_INIT();
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    size_t bytes;
+    int err = message_bytes(buf, count, type, &bytes);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    if (!valid_rank(c, peer, kind == REQ_RECV))
+        return NOCMSG_ERR_RANK;
+    if (!valid_tag(tag, kind == REQ_RECV))
+        return NOCMSG_ERR_TAG;
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->comm = comm;
+    r->ctx = c->ctx;
+    r->peer = peer >= 0 ? c->world_of[peer] : peer;
+    r->tag = tag;
+    r->buf = (void *)buf;
+    r->bytes = bytes;
+    r->status.source = NOCMSG_ANY_SOURCE;
+    r->status.tag = NOCMSG_ANY_TAG;
+    return NOCMSG_SUCCESS;
+}
+
+static int start(struct nocmsg_request_s *r, int sync)
+{
+    if (r->peer == NOCMSG_PROC_NULL) {
+        empty_status(&r->status, NOCMSG_PROC_NULL);
+        r->done = 1;
+        return NOCMSG_SUCCESS;
+    }
+    if (r->kind == REQ_SEND)
+        return nocmsg_engine_send(r, sync);
+    nocmsg_engine_recv(r);
+    return NOCMSG_SUCCESS;
+}
+
+static int blocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
+                    nocmsg_comm comm, nocmsg_status *status)
+{
+    struct nocmsg_request_s r;
+    int err = prepare(&r, kind, buf, count, type, peer, tag, comm);
+    if (err == NOCMSG_SUCCESS)
+        err = start(&r, sync);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    r.on_stack = 1;
+    while (!r.done)
+        nocmsg_engine_block();
+    if (status)
+        *status = r.status;
+    return r.error;
+}
+
+int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
+{
+    return blocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, NULL);
+}
+
+int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
+{
+    return blocking(REQ_SEND, 1, buf, count, type, dest, tag, comm, NULL);
+}
+
+int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                nocmsg_status *status)
+{
+    return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
+}
+
+static int nonblocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
+                       nocmsg_comm comm, nocmsg_request *request)
+{
+    if (!request)
+        return NOCMSG_ERR_REQUEST;
+    struct nocmsg_request_s tmp;
+    int err = prepare(&tmp, kind, buf, count, type, peer, tag, comm);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    struct nocmsg_request_s *r = malloc(sizeof *r);
+    if (!r)
+        return NOCMSG_ERR_NO_MEM;
+    *r = tmp;
+    if ((err = start(r, sync)) != NOCMSG_SUCCESS) {
+        free(r);
+        return err;
+    }
+    *request = r;
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_isend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
+                 nocmsg_request *request)
+{
+    return nonblocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, request);
+}
+
+int nocmsg_issend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
+                  nocmsg_request *request)
+{
+    return nonblocking(REQ_SEND, 1, buf, count, type, dest, tag, comm, request);
+}
+
+int nocmsg_irecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                 nocmsg_request *request)
+{
+    return nonblocking(REQ_RECV, 0, buf, count, type, source, tag, comm, request);
+}
+
+/* Hands out a completed request's status and frees it. */
+static int retire(nocmsg_request *request, nocmsg_status *status)
+{
+    struct nocmsg_request_s *r = *request;
+    int err = r->error;
+    if (status)
+        *status = r->status;
+    free(r);
+    *request = NOCMSG_REQUEST_NULL;
+    return err;
+}
+
+int nocmsg_wait(nocmsg_request *request, nocmsg_status *status)
+{
+    CHECK_INIT();
+    if (!request)
+        return NOCMSG_ERR_REQUEST;
+    if (!*request) {
+        empty_status(status, NOCMSG_ANY_SOURCE);
+        return NOCMSG_SUCCESS;
+    }
+    while (!(*request)->done)
+        nocmsg_engine_block();
+    return retire(request, status);
+}
+
+int nocmsg_test(nocmsg_request *request, int *flag, nocmsg_status *status)
+{
+    CHECK_INIT();
+    if (!request || !flag)
+        return !request ? NOCMSG_ERR_REQUEST : NOCMSG_ERR_ARG;
+    if (!*request) {
+        *flag = 1;
+        empty_status(status, NOCMSG_ANY_SOURCE);
+        return NOCMSG_SUCCESS;
+    }
+    if (!(*request)->done)
+        nocmsg_engine_progress();
+    *flag = (*request)->done;
+    return *flag ? retire(request, status) : NOCMSG_SUCCESS;
+}
+
+static int all_done(int count, nocmsg_request requests[])
+{
+    for (int i = 0; i < count; i++)
+        if (requests[i] && !requests[i]->done)
+            return 0;
+    return 1;
+}
+
+/* Retires every request of a completed set; NOCMSG_ERR_IN_STATUS if any failed. */
+static int retire_all(int count, nocmsg_request requests[], nocmsg_status statuses[])
+{
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        nocmsg_status *st = statuses ? &statuses[i] : NULL;
+        if (!requests[i]) {
+            empty_status(st, NOCMSG_ANY_SOURCE);
+            continue;
+        }
+        if (retire(&requests[i], st) != NOCMSG_SUCCESS)
+            failed = 1;
+    }
+    return failed ? NOCMSG_ERR_IN_STATUS : NOCMSG_SUCCESS;
+}
+
+int nocmsg_waitall(int count, nocmsg_request requests[], nocmsg_status statuses[])
+{
+    CHECK_INIT();
+    if (count < 0)
+        return NOCMSG_ERR_COUNT;
+    if (count > 0 && !requests)
+        return NOCMSG_ERR_REQUEST;
+    while (!all_done(count, requests))
+        nocmsg_engine_block();
+    return retire_all(count, requests, statuses);
+}
+
+int nocmsg_testall(int count, nocmsg_request requests[], int *flag, nocmsg_status statuses[])
+{
+    CHECK_INIT();
+    if (count < 0)
+        return NOCMSG_ERR_COUNT;
+    if ((count > 0 && !requests) || !flag)
+        return !flag ? NOCMSG_ERR_ARG : NOCMSG_ERR_REQUEST;
+    if (!all_done(count, requests))
+        nocmsg_engine_progress();
+    *flag = all_done(count, requests);
+    return *flag ? retire_all(count, requests, statuses) : NOCMSG_SUCCESS;
+}
+
+int nocmsg_waitany(int count, nocmsg_request requests[], int *index, nocmsg_status *status)
+{
+    CHECK_INIT();
+    if (count < 0)
+        return NOCMSG_ERR_COUNT;
+    if ((count > 0 && !requests) || !index)
+        return !index ? NOCMSG_ERR_ARG : NOCMSG_ERR_REQUEST;
+    for (;;) {
+        int active = 0;
+        for (int i = 0; i < count; i++) {
+            if (!requests[i])
+                continue;
+            active = 1;
+            if (requests[i]->done) {
+                *index = i;
+                return retire(&requests[i], status);
+            }
+        }
+        if (!active) {
+            *index = NOCMSG_UNDEFINED;
+            empty_status(status, NOCMSG_ANY_SOURCE);
+            return NOCMSG_SUCCESS;
+        }
+        nocmsg_engine_block();
+    }
+}
+
+int nocmsg_request_free(nocmsg_request *request)
+{
+    CHECK_INIT();
+    if (!request || !*request)
+        return NOCMSG_ERR_REQUEST;
+    if ((*request)->done)
+        free(*request);
+    else
+        (*request)->user_freed = 1;
+    *request = NOCMSG_REQUEST_NULL;
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_iprobe(int source, int tag, nocmsg_comm comm, int *flag, nocmsg_status *status)
+{
+    CHECK_INIT();
+    struct comm *c = nocmsg_comm_get(comm);
+    if (!c)
+        return NOCMSG_ERR_COMM;
+    if (!flag)
+        return NOCMSG_ERR_ARG;
+    if (!valid_rank(c, source, 1))
+        return NOCMSG_ERR_RANK;
+    if (!valid_tag(tag, 1))
+        return NOCMSG_ERR_TAG;
+    if (source == NOCMSG_PROC_NULL) {
+        *flag = 1;
+        empty_status(status, NOCMSG_PROC_NULL);
+        return NOCMSG_SUCCESS;
+    }
+    int world = source >= 0 ? c->world_of[source] : source;
+    struct unexpected *u = nocmsg_engine_probe(c->ctx, world, tag);
+    if (!u) {
+        nocmsg_engine_progress();
+        u = nocmsg_engine_probe(c->ctx, world, tag);
+    }
+    *flag = u != NULL;
+    if (u && status) {
+        status->source = c->local_of[u->src];
+        status->tag = u->tag;
+        status->error = NOCMSG_SUCCESS;
+        status->count_bytes = u->bytes;
+    }
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_probe(int source, int tag, nocmsg_comm comm, nocmsg_status *status)
+{
+    for (;;) {
+        int flag = 0;
+        int err = nocmsg_iprobe(source, tag, comm, &flag, status);
+        if (err != NOCMSG_SUCCESS || flag)
+            return err;
+        nocmsg_engine_block();
+    }
+}
+
+int nocmsg_get_count(const nocmsg_status *status, nocmsg_datatype type, int *count)
+{
+    int size;
+    if (!status || !count)
+        return NOCMSG_ERR_ARG;
+    if (nocmsg_type_size(type, &size) != NOCMSG_SUCCESS)
+        return NOCMSG_ERR_TYPE;
+    *count = status->count_bytes % (size_t)size ? NOCMSG_UNDEFINED : (int)(status->count_bytes / (size_t)size);
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, int recvcount, nocmsg_datatype recvtype, int source, int recvtag,
+                    nocmsg_comm comm, nocmsg_status *status)
+{
+    nocmsg_request reqs[2];
+    int err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0]);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    if ((err = nocmsg_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1])) != NOCMSG_SUCCESS) {
+        /* The receive stays posted; let it complete on its own. */
+        nocmsg_request_free(&reqs[0]);
+        return err;
+    }
+    nocmsg_status st[2];
+    err = nocmsg_waitall(2, reqs, st);
+    if (status)
+        *status = st[0];
+    if (err == NOCMSG_ERR_IN_STATUS)
+        err = st[0].error != NOCMSG_SUCCESS ? st[0].error : st[1].error;
+    return err;
+}
+
+int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest, int sendtag, int source,
+                            int recvtag, nocmsg_comm comm, nocmsg_status *status)
+{
+    CHECK_INIT();
+    size_t bytes;
+    int err = message_bytes(buf, count, type, &bytes);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return NOCMSG_ERR_NO_MEM;
+    if (bytes)
+        memcpy(copy, buf, bytes);
+    err = nocmsg_sendrecv(copy, count, type, dest, sendtag, buf, count, type, source, recvtag, comm, status);
+    free(copy);
+    return err;
+}
+
+int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
+{
+    struct nocmsg_request_s r = {0};
+    r.kind = REQ_SEND;
+    r.on_stack = 1;
+    r.ctx = c->ctx + 1;
+    r.peer = c->world_of[dest];
+    r.tag = tag;
+    r.buf = (void *)buf;
+    r.bytes = bytes;
+    int err = nocmsg_engine_send(&r, 0);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    while (!r.done)
+        nocmsg_engine_block();
+    return r.error;
+}
+
+int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm *c)
+{
+    struct nocmsg_request_s r = {0};
+    r.kind = REQ_RECV;
+    r.on_stack = 1;
+    r.comm = NOCMSG_COMM_NULL;
+    r.ctx = c->ctx + 1;
+    r.peer = c->world_of[src];
+    r.tag = tag;
+    r.buf = buf;
+    r.bytes = bytes;
+    nocmsg_engine_recv(&r);
+    while (!r.done)
+        nocmsg_engine_block();
+    return r.error;
+}
