@@ -131,6 +131,18 @@ size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
     return n;
 }
 
+int nocmsg_port_push1(int dest, uint64_t word)
+{
+    return (int)nocmsg_port_push(dest, &word, 1);
+}
+
+uint64_t nocmsg_port_pull1_from(int src)
+{
+    uint64_t w = 0;
+    nocmsg_port_pull(src, &w, 1);
+    return w;
+}
+
 static size_t available(int src)
 {
     uint64_t head = host.in_head[src];

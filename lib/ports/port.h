@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef NOCMSG_SIM
+/* On the simulator every call is a few instructions and is inlined. */
+#include "pimp.h"
+#else
+
 /* Sets up the port; fills in this rank and the number of ranks. Returns 0 or a NOCMSG_ERR_ code. */
 int nocmsg_port_init(int *rank, int *size);
 void nocmsg_port_finalize(void);
@@ -20,6 +25,12 @@ const char *nocmsg_port_kind(void);
 
 /* Queues up to n words for dest; returns how many were taken (0 when the way to dest is full). */
 size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n);
+
+/* One word: 1 if it was taken. */
+int nocmsg_port_push1(int dest, uint64_t word);
+
+/* Takes the next word of the source port_poll just named (which has one). */
+uint64_t nocmsg_port_pull1_from(int src);
 
 /* 1 and the source of the next incoming word if one has arrived, else 0. */
 int nocmsg_port_poll(int *src);
@@ -39,5 +50,7 @@ double nocmsg_port_wtick(void);
 
 /* Ends this rank (and, where the port can, the whole job) with `code`. */
 void nocmsg_port_abort(int code) __attribute__((noreturn));
+
+#endif /* NOCMSG_SIM */
 
 #endif /* NOCMSG_PORT_H */

@@ -11,13 +11,6 @@
 enum { TAG_GATHER = 1, TAG_BCAST = 2 };
 #define ID_WORDS (MAX_COMMS / 64)
 
-struct comm *nocmsg_comm_get(nocmsg_comm c)
-{
-    if (c < 0 || c >= MAX_COMMS || !nocmsg_lib.comms[c].used)
-        return NULL;
-    return &nocmsg_lib.comms[c];
-}
-
 /* Sets up communicator `id` with the given world ranks (in comm-rank order). */
 static int comm_make(int id, const int *world_ranks, int size)
 {

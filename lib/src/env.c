@@ -101,7 +101,7 @@ int nocmsg_progress(void)
     return NOCMSG_SUCCESS;
 }
 
-static const int type_sizes[NOCMSG_BASIC_DATATYPES] = {
+const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_BYTE] = 1,
     [NOCMSG_CHAR] = sizeof(char),
     [NOCMSG_SIGNED_CHAR] = sizeof(signed char),
@@ -126,13 +126,39 @@ static const int type_sizes[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_DOUBLE] = sizeof(double),
 };
 
+const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES] = {
+    [NOCMSG_BYTE] = 0,
+    [NOCMSG_CHAR] = 0,
+    [NOCMSG_SIGNED_CHAR] = 0,
+    [NOCMSG_UNSIGNED_CHAR] = 0,
+    [NOCMSG_SHORT] = __builtin_ctz(sizeof(short)),
+    [NOCMSG_UNSIGNED_SHORT] = __builtin_ctz(sizeof(unsigned short)),
+    [NOCMSG_INT] = __builtin_ctz(sizeof(int)),
+    [NOCMSG_UNSIGNED] = __builtin_ctz(sizeof(unsigned)),
+    [NOCMSG_LONG] = __builtin_ctz(sizeof(long)),
+    [NOCMSG_UNSIGNED_LONG] = __builtin_ctz(sizeof(unsigned long)),
+    [NOCMSG_LONG_LONG] = __builtin_ctz(sizeof(long long)),
+    [NOCMSG_UNSIGNED_LONG_LONG] = __builtin_ctz(sizeof(unsigned long long)),
+    [NOCMSG_INT8] = 0,
+    [NOCMSG_UINT8] = 0,
+    [NOCMSG_INT16] = 1,
+    [NOCMSG_UINT16] = 1,
+    [NOCMSG_INT32] = 2,
+    [NOCMSG_UINT32] = 2,
+    [NOCMSG_INT64] = 3,
+    [NOCMSG_UINT64] = 3,
+    [NOCMSG_FLOAT] = __builtin_ctz(sizeof(float)),
+    [NOCMSG_DOUBLE] = __builtin_ctz(sizeof(double)),
+};
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(int) == 4, "basic types are powers of two");
+
 int nocmsg_type_size(nocmsg_datatype type, int *size)
 {
     if (!size)
         return NOCMSG_ERR_ARG;
     if (type <= NOCMSG_DATATYPE_NULL || type >= NOCMSG_BASIC_DATATYPES)
         return NOCMSG_ERR_TYPE;
-    *size = type_sizes[type];
+    *size = nocmsg_type_sizes[type];
     return NOCMSG_SUCCESS;
 }
 

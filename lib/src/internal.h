@@ -84,6 +84,11 @@ struct lib_state {
 };
 extern struct lib_state nocmsg_lib;
 
+/* env.c */
+extern const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES];
+/* log2 of each size (every basic type is a power of two bytes): a shift is cheaper than a multiply. */
+extern const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES];
+
 /* engine.c */
 int nocmsg_engine_init(int size);
 void nocmsg_engine_finalize(void);
@@ -101,7 +106,14 @@ struct unexpected *nocmsg_engine_probe(int ctx, int src, int tag);
 void nocmsg_engine_complete(struct nocmsg_request_s *req, int error);
 
 /* comm.c */
-struct comm *nocmsg_comm_get(nocmsg_comm c);
+/* The communicator behind a handle, or NULL if the handle is not a live communicator. */
+static inline struct comm *nocmsg_comm_get(nocmsg_comm c)
+{
+    extern struct lib_state nocmsg_lib;
+    if ((unsigned)c >= MAX_COMMS || !nocmsg_lib.comms[c].used)
+        return NULL;
+    return &nocmsg_lib.comms[c];
+}
 int nocmsg_comm_init(void);
 void nocmsg_comm_finalize(void);
 

@@ -1,7 +1,7 @@
 /*
  * p2p.c: the point-to-point API: argument checks, requests, and waiting on the progress engine.
  */
-#include "internal.h"
+#include "engine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +13,24 @@
     } while (0)
 
 /* Checks a buffer description and gives its size in bytes. */
-static int message_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
+static inline int message_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
 {
-    int size;
     if (count < 0)
         return NOCMSG_ERR_COUNT;
-    if (nocmsg_type_size(type, &size) != NOCMSG_SUCCESS)
+    if (type <= NOCMSG_DATATYPE_NULL || type >= NOCMSG_BASIC_DATATYPES)
         return NOCMSG_ERR_TYPE;
     if (!buf && count > 0)
         return NOCMSG_ERR_BUFFER;
-    *bytes = (size_t)count * (size_t)size;
+    *bytes = (size_t)count * (size_t)nocmsg_type_sizes[type];
     return NOCMSG_SUCCESS;
 }
 
-static int valid_tag(int tag, int wildcard_ok)
+static inline int valid_tag(int tag, int wildcard_ok)
 {
     return (tag >= 0 && tag <= NOCMSG_TAG_UB) || (wildcard_ok && tag == NOCMSG_ANY_TAG);
 }
 
-static int valid_rank(const struct comm *c, int rank, int wildcard_ok)
+static inline int valid_rank(const struct comm *c, int rank, int wildcard_ok)
 {
     return (rank >= 0 && rank < c->size) || rank == NOCMSG_PROC_NULL || (wildcard_ok && rank == NOCMSG_ANY_SOURCE);
 }
@@ -46,8 +45,9 @@ static void empty_status(nocmsg_status *status, int source)
     }
 }
 
-/* Fills in a send or receive request after checking its arguments. */
-static int prepare(struct nocmsg_request_s *r, int kind, const void *buf, int count, nocmsg_datatype type, int peer,
+/* Fills in a send or receive request after checking its arguments (every field: requests are not zeroed, which
+ * matters on cores where each byte costs a store). */
+static inline int prepare(struct nocmsg_request_s *r, int kind, const void *buf, int count, nocmsg_datatype type, int peer,
                    int tag, nocmsg_comm comm)
 {
     CHECK_INIT();
@@ -62,8 +62,17 @@ static int prepare(struct nocmsg_request_s *r, int kind, const void *buf, int co
         return NOCMSG_ERR_RANK;
     if (!valid_tag(tag, kind == REQ_RECV))
         return NOCMSG_ERR_TAG;
-    memset(r, 0, sizeof *r);
     r->kind = kind;
+    r->done = 0;
+    r->error = NOCMSG_SUCCESS;
+    r->on_stack = 0;
+    r->user_freed = 0;
+    r->msg_bytes = 0;
+    r->rendezvous_started = 0;
+    r->pending = NULL;
+    r->next = NULL;
+    r->status.error = NOCMSG_SUCCESS;
+    r->status.count_bytes = 0;
     r->comm = comm;
     r->ctx = c->ctx;
     r->peer = peer >= 0 ? c->world_of[peer] : peer;
@@ -88,7 +97,7 @@ static int start(struct nocmsg_request_s *r, int sync)
     return NOCMSG_SUCCESS;
 }
 
-static int blocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
+__attribute__((noinline, cold)) static int blocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
                     nocmsg_comm comm, nocmsg_status *status)
 {
     struct nocmsg_request_s r;
@@ -105,8 +114,29 @@ static int blocking(int kind, int sync, const void *buf, int count, nocmsg_datat
     return r.error;
 }
 
+/* True when the arguments are plainly valid (the general path sorts out everything else, errors included).
+ * Communicators exist only between init and finalize, so a live one also means the library is up. */
+#define PLAIN_ARGS(c, buf, count, type, peer, tag)                                                              \
+    ((c) && (unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u && (count) >= 0 && ((buf) || !(count)) &&         \
+     (unsigned)(peer) < (unsigned)(c)->size && (unsigned)(tag) <= NOCMSG_TAG_UB)
+
 int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
+    /* Fast path: a small aligned message with nothing queued goes straight into the port. Every call in here is
+     * in tail position, so the common case needs no stack frame. */
+    struct comm *c = nocmsg_comm_get(comm);
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag), 1)) {
+        size_t bytes = (size_t)count << nocmsg_type_shifts[type];
+        if (bytes <= nocmsg_lib.eager_limit && !nocmsg_eng.tx_head && (((uintptr_t)buf | bytes) & 7) == 0) {
+            int to = c->world_of[dest];
+            if (__builtin_expect(nocmsg_port_push1(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes)), 1)) {
+                size_t words = bytes / 8, k = words ? nocmsg_port_push(to, buf, words) : 0;
+                if (__builtin_expect(k == words, 1))
+                    return NOCMSG_SUCCESS;
+                return nocmsg_engine_send_rest(to, buf, bytes, k);
+            }
+        }
+    }
     return blocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, NULL);
 }
 
@@ -115,9 +145,48 @@ int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int
     return blocking(REQ_SEND, 1, buf, count, type, dest, tag, comm, NULL);
 }
 
+/* The fast receive took a header it cannot handle: the engine takes it, then the general path runs. */
+__attribute__((noinline, cold)) static int recv_after_handoff(int src, uint64_t h, void *buf, int count,
+                                                             nocmsg_datatype type, int source, int tag,
+                                                             nocmsg_comm comm, nocmsg_status *status)
+{
+    nocmsg_engine_rx_handoff(src, h);
+    return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
+}
+
 int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                 nocmsg_status *status)
 {
+    /* Fast path: with nothing posted or waiting, match the next header straight from the port and pull the
+     * payload into the buffer. */
+    struct comm *c = nocmsg_comm_get(comm);
+    int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg_engine_quiet(), 1)) {
+        size_t cap = (size_t)count << nocmsg_type_shifts[type];
+        int s;
+        while (!nocmsg_port_poll(&s))
+            nocmsg_port_wait(0);
+        if (__builtin_expect(nocmsg_engine_at_header(s), 1)) {
+            uint64_t h = nocmsg_port_pull1_from(s);
+            size_t len = HDR_LEN(h);
+            int htag = HDR_TAG(h);
+            if (__builtin_expect((h & 0xffff) == MAKE_HDR(PK_EAGER, c->ctx, 0, 0) && (any_source || s == c->world_of[source]) &&
+                                     (any_tag || htag == tag) && len <= cap && ((len | (uintptr_t)buf) & 7) == 0,
+                                 1)) {
+                size_t words = len / 8, k = words ? nocmsg_port_pull(s, buf, words) : 0;
+                if (__builtin_expect(k < words, 0))
+                    return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
+                if (status) {
+                    status->source = c->local_of[s];
+                    status->tag = htag;
+                    status->error = NOCMSG_SUCCESS;
+                    status->count_bytes = len;
+                }
+                return NOCMSG_SUCCESS;
+            }
+            return recv_after_handoff(s, h, buf, count, type, source, tag, comm, status);
+        }
+    }
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
 

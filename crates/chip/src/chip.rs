@@ -15,7 +15,7 @@ use riscv::Decoded;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use crate::elf::Program;
+use crate::elf::{Function, Program};
 use crate::stats::{CoreStats, NetworkStats, RunStats};
 use riscv::{Hart, Ram};
 use std::sync::Arc;
@@ -47,6 +47,8 @@ pub struct RunOptions {
     /// Stop (with an error) when global time reaches this many cycles; 0 = no limit.
     pub max_cycles: u64,
     pub work_dir: std::path::PathBuf,
+    /// Count the cycles spent in each function ([`Chip::profile`]).
+    pub profile: bool,
 }
 
 /// Something the run reports while it goes.
@@ -69,6 +71,22 @@ pub enum RunEnd {
     CycleLimit { cycle: u64, running: Vec<usize> },
     /// Every running core waits on the network and nothing can end the wait.
     Deadlock(Box<Deadlock>),
+}
+
+/// Where the cycles of a run went, by function (all cores together).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Profile {
+    pub cycles: u64,
+    pub functions: Vec<ProfileEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProfileEntry {
+    pub name: String,
+    pub address: u64,
+    pub cycles: u64,
+    /// Fraction of all profiled cycles.
+    pub share: f64,
 }
 
 /// Every core still running spins in a network-interface wait loop (`bnr`/`bns` to itself) and nothing in the
@@ -116,6 +134,7 @@ pub struct Chip {
     env: CoreEnv,
     options: RunOptions,
     program_path: String,
+    functions: Vec<Function>,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -238,7 +257,10 @@ impl Chip {
                 Some(net)
             }
         };
-        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone() })
+        if options.profile {
+            cores.iter_mut().for_each(Core::enable_profile);
+        }
+        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone() })
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -372,6 +394,32 @@ impl Chip {
             return RunEnd::CycleLimit { cycle: now, running };
         }
         RunEnd::Success
+    }
+
+    /// Cycles per function over all cores, most expensive first (with profiling on; otherwise empty). Cycles
+    /// outside any function symbol are reported as `?`.
+    pub fn profile(&self) -> Profile {
+        let mut by_function: std::collections::BTreeMap<String, (u64, u64)> = std::collections::BTreeMap::new();
+        let mut total = 0;
+        for core in &self.cores {
+            let Some(p) = &core.profile else { continue };
+            for (i, &cycles) in p.iter().enumerate().filter(|(_, &c)| c > 0) {
+                let addr = core.text_address(i);
+                let f = self.functions.partition_point(|f| f.address <= addr).checked_sub(1).map(|k| &self.functions[k]);
+                let (name, start) = match f {
+                    Some(f) if addr < f.address + f.size => (f.name.clone(), f.address),
+                    _ => ("?".to_string(), 0),
+                };
+                by_function.entry(name).or_insert((start, 0)).1 += cycles;
+                total += cycles;
+            }
+        }
+        let mut functions: Vec<ProfileEntry> = by_function
+            .into_iter()
+            .map(|(name, (address, cycles))| ProfileEntry { name, address, cycles, share: cycles as f64 / total.max(1) as f64 })
+            .collect();
+        functions.sort_by(|a, b| b.cycles.cmp(&a.cycles).then_with(|| a.name.cmp(&b.name)));
+        Profile { cycles: total, functions }
     }
 
     fn stats(&self, host_seconds: f64) -> RunStats {

@@ -136,6 +136,8 @@ pub struct Core {
     pub files: FileTable,
     /// Cycle at which the core exited or faulted.
     pub end_cycle: Option<u64>,
+    /// With profiling on: cycles spent at each word of the program text (`--profile`).
+    pub profile: Option<Box<[u64]>>,
 }
 
 impl Core {
@@ -153,6 +155,7 @@ impl Core {
             console: Console::default(),
             files: FileTable::default(),
             end_cycle: None,
+            profile: None,
         }
     }
 
@@ -192,7 +195,18 @@ impl Core {
     /// Runs until the core's clock reaches `until`, it stops, or its next instruction needs the network
     /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
     pub fn run(&mut self, until: u64, env: &CoreEnv) -> RunStop {
+        if self.profile.is_some() {
+            self.run_loop::<true>(until, env)
+        } else {
+            self.run_loop::<false>(until, env)
+        }
+    }
+
+    /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing.
+    #[inline(always)]
+    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv) -> RunStop {
         while self.hart.cycle < until {
+            let (pc, start) = (self.hart.pc, self.hart.cycle);
             let d = match self.fetch() {
                 Ok(d) => d,
                 Err(reason) => {
@@ -216,8 +230,32 @@ impl Core {
                 }
             };
             self.retire(&d, redirected, env);
+            if PROFILE {
+                self.charge(pc, self.hart.cycle - start);
+            }
         }
         RunStop::Horizon
+    }
+
+    /// Adds `cycles` to the profile entry of the instruction at `pc` (if profiling, and if it is program text).
+    #[inline]
+    pub fn charge(&mut self, pc: u64, cycles: u64) {
+        if let Some(p) = self.profile.as_mut() {
+            let index = pc.wrapping_sub(self.text.base) >> 2;
+            if let Some(slot) = p.get_mut(index as usize) {
+                *slot += cycles;
+            }
+        }
+    }
+
+    /// Turns on profiling (one counter per word of program text).
+    pub fn enable_profile(&mut self) {
+        self.profile = Some(vec![0; self.text.words.len()].into_boxed_slice());
+    }
+
+    /// Address of profile entry `index`.
+    pub fn text_address(&self, index: usize) -> u64 {
+        self.text.base + 4 * index as u64
     }
 
     /// Charges the cycles of an executed instruction and counts it.

@@ -30,6 +30,14 @@ pub struct Segment {
     pub executable: bool,
 }
 
+/// A function symbol of the program (for profiles).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    pub address: u64,
+    pub size: u64,
+    pub name: String,
+}
+
 /// A program ready to be loaded into every core's memory.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -40,6 +48,8 @@ pub struct Program {
     pub boot_block: Option<u64>,
     /// First address past the loaded image (where the heap may start).
     pub image_end: u64,
+    /// Function symbols by address (empty for a stripped program).
+    pub functions: Vec<Function>,
 }
 
 impl Program {
@@ -111,8 +121,15 @@ impl Program {
             return Err(malformed(format!("entry point {entry:#x} is not inside an executable segment")));
         }
         let boot_block = file.symbols().find(|s| s.name() == Ok("nocmsg_boot")).map(|s| s.address());
+        let mut functions: Vec<Function> = file
+            .symbols()
+            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+            .filter_map(|s| Some(Function { address: s.address(), size: s.size(), name: s.name().ok()?.to_string() }))
+            .collect();
+        functions.sort_by(|a, b| (a.address, &a.name).cmp(&(b.address, &b.name)));
+        functions.dedup_by_key(|f| f.address);
         let image_end = segments.iter().map(|s| s.address + s.mem_size).max().unwrap_or(0);
-        Ok(Program { path: path.to_string(), entry, segments, boot_block, image_end })
+        Ok(Program { path: path.to_string(), entry, segments, boot_block, image_end, functions })
     }
 }
 

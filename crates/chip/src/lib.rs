@@ -23,6 +23,6 @@ pub mod ni;
 pub mod semihost;
 pub mod stats;
 
-pub use chip::{Chip, Deadlock, Event, RunEnd, RunOptions, WaitingCore};
+pub use chip::{Chip, Deadlock, Event, Profile, ProfileEntry, RunEnd, RunOptions, WaitingCore};
 pub use config::ChipConfig;
 pub use elf::Program;

@@ -54,12 +54,13 @@ fn program(words: &[u32]) -> Program {
         segments: vec![Segment { address: MEMORY_BASE, data, mem_size: len, executable: true }],
         boot_block: None,
         image_end: MEMORY_BASE + len,
+        functions: Vec::new(),
     }
 }
 
 fn run(words: &[u32], debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
     let config = ChipConfig::parse(CHIP, "fuzz").unwrap();
-    let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf() };
+    let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf(), profile: false };
     let mut chip = Chip::new(config, &program(words), options).unwrap();
     let mut lines = Vec::new();
     let (end, stats) = chip.run(&mut |e| {

@@ -43,6 +43,9 @@ pub struct RunArgs {
     /// Directory that semihosting file names are relative to (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
+    /// Write the cycles spent in each function (all cores) to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     /// Program (RV64IM ELF built with bin/nocmsg-cc).
     pub program: PathBuf,
     /// Arguments passed to the program.
@@ -93,7 +96,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !work_dir.is_dir() {
         return Err(Exit::Usage(format!("--work-dir {}: not a directory", work_dir.display())).into());
     }
-    let options = RunOptions { tiles, args: args.args.clone(), debug_clocking: args.debug_clocking, max_cycles: args.max_cycles, work_dir };
+    let options = RunOptions { tiles, args: args.args.clone(), debug_clocking: args.debug_clocking, max_cycles: args.max_cycles, work_dir, profile: args.profile.is_some() };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
     if let Some(dir) = &args.console_dir {
@@ -172,6 +175,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     if let Some(e) = io_error {
         return Err(e);
+    }
+    if let Some(path) = &args.profile {
+        let json = serde_json::to_string_pretty(&chip.profile())?;
+        std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.stats {
         let json = serde_json::to_string_pretty(&stats)?;

@@ -146,6 +146,7 @@ impl NetworkInterface for Pimp {
         let start = core.hart.cycle;
         core.retire(&d, taken, env);
         let period = core.hart.cycle - start;
+        core.charge(pc, period);
         let spinning = taken && d.imm == 0 && matches!(d.op, Op::PimpBns | Op::PimpBnr);
         if !spinning {
             self.wait_since[rank] = None;
@@ -170,6 +171,7 @@ impl NetworkInterface for Pimp {
     }
 
     fn skip_waits(&mut self, core: &mut Core, d: &Decoded, iterations: u64, period: u64) {
+        core.charge(core.hart.pc, iterations * period);
         core.hart.cycle += iterations * period;
         core.hart.instret += iterations;
         core.op_counts[d.op as usize] += iterations;

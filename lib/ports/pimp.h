@@ -1,36 +1,35 @@
 /*
- * pimp.c: the port for PIMP's register-level send/receive FIFOs (simulated chips with ni.kind = "pimp").
+ * pimp.h: the port for PIMP's register-level send/receive FIFOs (simulated chips with ni.kind = "pimp").
  *
- * Every word is one send or recv instruction, so the loops here are written in assembly: they decide the cycles
- * per word that the benchmarks report (7 to push, 9 to pull). Waiting uses a branch to itself, which the
- * simulator turns into sleep.
+ * Every word is one send or recv instruction, so everything here is inline and the loops are written in
+ * assembly: they decide the cycles per word that the benchmarks report (7 to push, 9 to pull). Waiting uses a
+ * branch to itself, which the simulator turns into sleep. Included by port.h when building for the simulator.
  */
-#ifdef NOCMSG_SIM
-
-#include "port.h"
+#ifndef NOCMSG_PORT_PIMP_H
+#define NOCMSG_PORT_PIMP_H
 
 #include <stdlib.h>
 
 #include <nocmsg_core.h>
 #include <nocmsg_pimp.h>
 
-#include <nocmsg.h>
+#include "../include/nocmsg.h"
 
-int nocmsg_port_init(int *rank, int *size)
+static inline int nocmsg_port_init(int *rank, int *size)
 {
     *rank = (int)nocmsg_core_id();
     *size = (int)nocmsg_num_cores();
     return NOCMSG_SUCCESS;
 }
 
-void nocmsg_port_finalize(void) {}
+static inline void nocmsg_port_finalize(void) {}
 
-const char *nocmsg_port_kind(void)
+static inline const char *nocmsg_port_kind(void)
 {
     return "pimp";
 }
 
-size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
+static inline size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
 {
     const uint64_t *p = words, *end = words + n;
     uint64_t w, d = (uint64_t)dest;
@@ -49,7 +48,29 @@ size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
     return (size_t)(p - words);
 }
 
-int nocmsg_port_poll(int *src)
+/* One word: 1 if the send FIFO took it. */
+static inline int nocmsg_port_push1(int dest, uint64_t word)
+{
+    int sent;
+    __asm__ volatile("li %[ok], 0\n\t"
+                     ".insn b CUSTOM_1, 1, x0, x0, 1f\n\t" /* bns: full */
+                     ".insn r CUSTOM_0, 0, 0, x0, %[d], %[w]\n\t"
+                     "li %[ok], 1\n"
+                     "1:"
+                     : [ok] "=&r"(sent)
+                     : [d] "r"((uint64_t)dest), [w] "r"(word)
+                     : "memory");
+    return sent;
+}
+
+/* The next word, which must be from the source port_poll named. */
+static inline uint64_t nocmsg_port_pull1_from(int src)
+{
+    (void)src;
+    return nocmsg_pimp_recv();
+}
+
+static inline int nocmsg_port_poll(int *src)
 {
     if (!nocmsg_pimp_has_message())
         return 0;
@@ -57,7 +78,7 @@ int nocmsg_port_poll(int *src)
     return 1;
 }
 
-size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
+static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
 {
     uint64_t *p = words, *end = words + n;
     uint64_t s, w, want = (uint64_t)src;
@@ -78,7 +99,7 @@ size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
     return (size_t)(p - words);
 }
 
-void nocmsg_port_wait(int sending)
+static inline void nocmsg_port_wait(int sending)
 {
     if (!sending) {
         nocmsg_pimp_wait_recv();
@@ -91,24 +112,24 @@ void nocmsg_port_wait(int sending)
                      "2:" ::: "memory");
 }
 
-size_t nocmsg_port_eager_limit(void)
+static inline size_t nocmsg_port_eager_limit(void)
 {
     return 512;
 }
 
-double nocmsg_port_wtime(void)
+static inline double nocmsg_port_wtime(void)
 {
     return (double)nocmsg_cycles() / (double)nocmsg_frequency_hz();
 }
 
-double nocmsg_port_wtick(void)
+static inline double nocmsg_port_wtick(void)
 {
     return 1.0 / (double)nocmsg_frequency_hz();
 }
 
-void nocmsg_port_abort(int code)
+__attribute__((noreturn)) static inline void nocmsg_port_abort(int code)
 {
     exit(code);
 }
 
-#endif /* NOCMSG_SIM */
+#endif /* NOCMSG_PORT_PIMP_H */

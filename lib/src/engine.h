@@ -1,0 +1,68 @@
+/*
+ * engine.h: the progress engine's state, and the fast paths of blocking send and receive, inline so that the
+ * common case (a small message, nothing else going on) costs a few dozen instructions with no calls.
+ */
+#ifndef NOCMSG_ENGINE_H
+#define NOCMSG_ENGINE_H
+
+#include "internal.h"
+
+#include "../ports/port.h"
+
+/* An outgoing packet: header words, then payload (rounded up to whole words). */
+struct txpkt {
+    int dest;
+    int nhead, head_sent;
+    uint64_t head[3];
+    const unsigned char *payload;
+    size_t bytes, words_sent;
+    struct nocmsg_request_s *req; /* completes when the packet is fully pushed (NULL: nothing to complete) */
+    struct txpkt *next;
+};
+
+enum rx_phase { RX_HEADER, RX_EXTRA, RX_PAYLOAD };
+
+/* Reassembly of the packet currently arriving from one source (a power-of-two size, so finding a source's
+ * entry is a shift, not a multiply). */
+struct __attribute__((aligned(128))) rx {
+    int phase;
+    uint64_t hdr;
+    uint64_t extra[2];
+    int extra_need, extra_have;
+    unsigned char *dst;  /* where payload bytes go (NULL: discard) */
+    size_t dst_bytes;    /* room at dst */
+    size_t msg_bytes;    /* payload bytes in the packet */
+    size_t received;     /* payload bytes consumed so far (whole words) */
+    struct nocmsg_request_s *req;
+    struct unexpected *ux;
+};
+
+struct engine {
+    struct rx *rx;
+    struct txpkt *tx_head, *tx_tail;
+    struct nocmsg_request_s *posted_head, *posted_tail;
+    struct unexpected *ux_head, *ux_tail;
+    unsigned *blocked_pass; /* per destination: the tx pass in which pushing to it stalled */
+    unsigned pass;
+};
+extern struct engine nocmsg_eng;
+
+/* Slow ends of the fast paths in p2p.c. */
+int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent);
+void nocmsg_engine_rx_handoff(int src, uint64_t h);
+int nocmsg_engine_recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t got, const struct comm *c,
+                            nocmsg_status *status);
+
+/* Whether the fast paths may bypass the engine: nothing queued to send, no receive posted, nothing unexpected. */
+static inline int nocmsg_engine_quiet(void)
+{
+    return !nocmsg_eng.tx_head && !nocmsg_eng.posted_head && !nocmsg_eng.ux_head;
+}
+
+/* Whether src's stream is between packets (its next word is a header). */
+static inline int nocmsg_engine_at_header(int src)
+{
+    return nocmsg_eng.rx[src].phase == 0;
+}
+
+#endif /* NOCMSG_ENGINE_H */
