@@ -2,11 +2,13 @@
 //!
 //! Exit codes: 0 success, 1 an operational failure (I/O), 2 bad arguments or configuration, 3 the simulated network
 //! deadlocked (the watchdog's report is on stderr). `nocmsg run` passes on the program's own exit status, 4 when a
-//! core stops on an error and 5 at the cycle limit (see `run.rs`).
+//! core stops on an error and 5 at the cycle limit (see `run.rs`); `nocmsg native` the status of the first failing rank
+//! (128 + signal), 124 at its time limit (see `native.rs`).
 
 mod args;
 mod bench;
 mod deadlock_demo;
+mod native;
 mod run;
 mod traffic;
 
@@ -32,6 +34,8 @@ enum Command {
     DeadlockDemo(deadlock_demo::DeadlockDemoArgs),
     /// Simulator speed benchmarks (written as CSV).
     Bench(bench::BenchArgs),
+    /// Run N copies of a program as processes on this machine (ranks 0..N-1 sharing one shared-memory file).
+    Native(Box<native::NativeArgs>),
 }
 
 /// An error that decides the exit code.
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
         Command::Traffic(args) => traffic::run(*args),
         Command::DeadlockDemo(args) => deadlock_demo::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Native(args) => native::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
