@@ -6,6 +6,9 @@
 //! then. Credits travel back the same way, stamped with their arrival cycle. Because every value written into
 //! another router is stamped with a later cycle, the order in which routers are visited within a cycle cannot
 //! change the result, which is what lets [`Network::step`] visit only the routers and nodes that have work due.
+//! Who is due when is kept in a timing wheel ([`calendar`]), so a step costs nothing for idle routers.
+
+mod calendar;
 
 use crate::config::{ConfigError, NetworkConfig};
 use crate::routing::{RouteFn, RouteQuery};
@@ -13,6 +16,7 @@ use crate::stats::{Delivery, LinkStats};
 use crate::topology::{Direction, Mesh, MESH_PORTS};
 use crate::types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
 use crate::watchdog::{self, DeadlockReport};
+use calendar::Calendar;
 use std::collections::VecDeque;
 
 pub(crate) const NO_OWNER: u16 = u16::MAX;
@@ -38,7 +42,7 @@ pub enum DrainPolicy {
 }
 
 /// A flit as stored in a buffer: 16 bytes, never heap-allocated on its own. Its destination is in the packet
-/// record (only a head flit's route computation needs it).
+/// record; a head flit also carries the output port it takes at the router whose buffer holds it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Flit {
     /// Cycle from which the flit is visible in the buffer holding it.
@@ -46,6 +50,10 @@ pub(crate) struct Flit {
     pub packet: u32,
     pub seq: u16,
     pub flags: u8,
+    /// Head flits: the route computed for the router holding the flit. Routing is a pure function of router and
+    /// destination, so it is looked up when the flit is sent there (lookahead), off the path of the visit that
+    /// uses it; the route computation stage keeps its timing.
+    pub route: u8,
 }
 
 impl Flit {
@@ -92,6 +100,8 @@ pub(crate) struct InputVc {
     /// Its front flit is ready for the switch but the output VC had no credit: a returning credit wakes it.
     pub waiting_credit: bool,
     pub ready_at: u64,
+    /// The earliest cycle at which it may have something to do (see `router`); `u64::MAX` when empty.
+    pub due_at: u64,
 }
 
 /// The sender side of a channel: who owns the downstream VC, how many credits are usable, and credits in flight
@@ -117,8 +127,28 @@ pub(crate) struct PacketRecord {
     pub tag: u64,
 }
 
+/// Marks a link end that is a node rather than a router.
+pub(crate) const NO_ROUTER: u32 = u32::MAX;
+
+/// What feeds a router input port: the sender's output VCs (`ovc` is the first), which belong to router `router`
+/// or, for a local port, to the injecting node (`router` is [`NO_ROUTER`]). Unused at a mesh edge.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InLink {
+    pub router: u32,
+    pub ovc: u32,
+}
+
+/// Where a router output port leads: the first input VC (`first`) of the facing port of router `router`, or for a
+/// local port (`router` is [`NO_ROUTER`]) the first ejection queue of node `node`. Unused at a mesh edge.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OutLink {
+    pub router: u32,
+    pub first: u32,
+    pub node: u32,
+}
+
 /// Per node: the packet being injected, the source queue behind it and the VC round-robin pointer.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct NodeState {
     pub source: VecDeque<u32>,
     /// Flits of the source queue not yet injected (for saturation detection and stats).
@@ -129,9 +159,27 @@ pub(crate) struct NodeState {
     pub inj_rr: u8,
     pub drain_rr: u8,
     pub drain: Option<DrainPolicy>,
-    pub active: bool,
-    /// The earliest cycle at which the node may have something to do (nodes are skipped until then).
+    /// The cycle the node is filed under in the node calendar (`u64::MAX`, or a cycle skipped by
+    /// `skip_idle_to`: not filed).
     pub wake_at: u64,
+    /// Position in `Network::active_nodes` while the source queue is not empty.
+    pub active_slot: u32,
+}
+
+impl Default for NodeState {
+    fn default() -> Self {
+        NodeState {
+            source: VecDeque::new(),
+            queued_flits: 0,
+            inj_vc: None,
+            inj_seq: 0,
+            inj_rr: 0,
+            drain_rr: 0,
+            drain: None,
+            wake_at: u64::MAX,
+            active_slot: u32::MAX,
+        }
+    }
 }
 
 /// Where a node is, resolved once so the hot path never divides.
@@ -157,6 +205,19 @@ pub(crate) struct Timing {
     pub credit_delay: u64,
 }
 
+/// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
+/// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
+/// otherwise.
+#[inline]
+pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64) -> u64 {
+    match vc.state {
+        VcState::Idle => flit.arrival.max(vc.ready_at) + stage_gap,
+        VcState::Routed => vc.ready_at,
+        VcState::Active if flit.is_head() => vc.ready_at,
+        VcState::Active => flit.arrival + stage_gap,
+    }
+}
+
 /// Wraps a ring-buffer index without a division.
 #[inline]
 pub(crate) fn wrap(i: usize, len: usize) -> usize {
@@ -172,6 +233,8 @@ pub struct Network {
     pub(crate) cfg: NetworkConfig,
     pub(crate) mesh: Mesh,
     pub(crate) route: RouteFn,
+    /// Visits the routers due in a cycle, compiled for this configuration class.
+    pub(crate) step_routers: crate::router::StepRoutersFn,
     pub(crate) timing: Timing,
     pub(crate) now: u64,
     pub(crate) ports: usize,
@@ -182,27 +245,24 @@ pub struct Network {
     /// Per input VC (`(router * ports + port) * vcs + vc`).
     pub(crate) ivc: Vec<InputVc>,
     pub(crate) buf: Vec<Flit>,
-    /// Per router: bit `port * vcs + vc` set when that input VC holds flits.
-    pub(crate) occupied: Vec<u64>,
-    pub(crate) router_flits: Vec<u32>,
+    pub(crate) routers: usize,
     /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
     pub(crate) ovc: Vec<OutputVc>,
     pub(crate) ovc_pending: Vec<u64>,
     pub(crate) inject_ovc_base: usize,
-    /// Per (router, port): output VC index of the channel feeding this input port (credit return target).
-    pub(crate) upstream_ovc: Vec<u32>,
-    /// Per (router, mesh port): first input VC index of the neighbour's facing port, or u32::MAX at an edge.
-    pub(crate) downstream_ivc: Vec<u32>,
-    /// Per (router, mesh port): the neighbour, or u32::MAX at an edge.
-    pub(crate) neighbor_router: Vec<u32>,
+    /// Per (router, port): the channel feeding this input port (where its credits go back to).
+    pub(crate) in_link: Vec<InLink>,
+    /// Per (router, port): where this output port leads.
+    pub(crate) out_link: Vec<OutLink>,
     pub(crate) router_xy: Vec<(u32, u32)>,
     pub(crate) node_loc: Vec<NodeLoc>,
     /// Input port of each bit of a router's occupancy mask.
     pub(crate) port_of_bit: [u8; 64],
-    /// Per router: the earliest cycle at which it may have something to do (routers are skipped until then).
+    /// Per router: the cycle it is filed under in `router_calendar` (`u64::MAX`: not filed), the earliest cycle
+    /// at which it may have something to do.
     pub(crate) wake_at: Vec<u64>,
-    /// Per input VC: the earliest cycle at which it may have something to do (see `router`).
-    pub(crate) due_at: Vec<u64>,
+    pub(crate) router_calendar: Calendar,
+    pub(crate) node_calendar: Calendar,
     /// Routing decisions precomputed for meshes up to [`ROUTE_TABLE_MAX_ROUTERS`] routers:
     /// `route_table[here * routers + destination router]` is the output mesh port, or [`ARRIVED`].
     pub(crate) route_table: Vec<u8>,
@@ -218,8 +278,7 @@ pub struct Network {
     pub(crate) default_drain: DrainPolicy,
     pub(crate) packets: Vec<PacketRecord>,
     pub(crate) free_packets: Vec<u32>,
-    pub(crate) active_routers: Vec<u32>,
-    pub(crate) router_active: Vec<bool>,
+    /// The nodes whose source queue is not empty, in no particular order.
     pub(crate) active_nodes: Vec<u32>,
     pub(crate) visit_all: bool,
     pub(crate) delivered: Vec<Delivery>,
@@ -249,30 +308,28 @@ impl Network {
         let inject_ovc_base = n_ivc;
         let credit_ring = depth.max(eject_depth);
         let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
-        let mut upstream_ovc = vec![0u32; routers * ports];
-        let mut downstream_ivc = vec![u32::MAX; routers * MESH_PORTS];
-        let mut neighbor_router = vec![u32::MAX; routers * MESH_PORTS];
+        let unused = (InLink { router: NO_ROUTER, ovc: u32::MAX }, OutLink { router: NO_ROUTER, first: u32::MAX, node: u32::MAX });
+        let mut in_link = vec![unused.0; routers * ports];
+        let mut out_link = vec![unused.1; routers * ports];
         for r in 0..routers {
             let rid = RouterId(r as u32);
-            for dir in Direction::ALL {
-                if let Some(n) = mesh.neighbor(rid, dir) {
-                    let facing = dir.opposite() as usize;
-                    downstream_ivc[r * MESH_PORTS + dir as usize] = ((n.0 as usize * ports + facing) * vcs) as u32;
-                    neighbor_router[r * MESH_PORTS + dir as usize] = n.0;
-                }
-            }
             for p in 0..ports {
                 let port = PortId(p as u8);
-                upstream_ovc[r * ports + p] = match Direction::from_port(port) {
-                    Some(dir) => match mesh.neighbor(rid, dir) {
-                        Some(n) => ((n.0 as usize * ports + dir.opposite() as usize) * vcs) as u32,
-                        None => u32::MAX,
-                    },
+                match Direction::from_port(port) {
+                    Some(dir) => {
+                        if let Some(n) = mesh.neighbor(rid, dir) {
+                            // The neighbour's port facing us is both where our output goes and what feeds our input.
+                            let facing = ((n.0 as usize * ports + dir.opposite() as usize) * vcs) as u32;
+                            in_link[r * ports + p] = InLink { router: n.0, ovc: facing };
+                            out_link[r * ports + p] = OutLink { router: n.0, first: facing, node: u32::MAX };
+                        }
+                    }
                     None => {
                         let node = mesh.node_at(rid, port).expect("local port").0 as usize;
-                        (inject_ovc_base + node * vcs) as u32
+                        in_link[r * ports + p] = InLink { router: NO_ROUTER, ovc: (inject_ovc_base + node * vcs) as u32 };
+                        out_link[r * ports + p] = OutLink { router: NO_ROUTER, first: (node * vcs) as u32, node: node as u32 };
                     }
-                };
+                }
                 if p >= MESH_PORTS {
                     for v in 0..vcs {
                         ovc[(r * ports + p) * vcs + v].credits = eject_depth as u16;
@@ -294,6 +351,7 @@ impl Network {
         }
         let mut net = Network {
             route: cfg.routing.function(),
+            step_routers: crate::router::step_routers_fn(vcs, timing.stage_gap, ports),
             timing,
             mesh,
             now: 0,
@@ -302,16 +360,14 @@ impl Network {
             depth,
             eject_depth,
             credit_ring,
-            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0 }; n_ivc],
+            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0, due_at: u64::MAX }; n_ivc],
             buf: vec![Flit::default(); n_ivc * depth],
-            occupied: vec![0; routers],
-            router_flits: vec![0; routers],
+            routers,
             ovc_pending: vec![0; ovc.len() * credit_ring],
             ovc,
             inject_ovc_base,
-            upstream_ovc,
-            downstream_ivc,
-            neighbor_router,
+            in_link,
+            out_link,
             router_xy: (0..routers as u32).map(|r| mesh.coords(RouterId(r))).collect(),
             node_loc: (0..nodes as u32)
                 .map(|n| {
@@ -321,8 +377,11 @@ impl Network {
                 })
                 .collect(),
             port_of_bit,
-            wake_at: vec![0; routers],
-            due_at: vec![u64::MAX; n_ivc],
+            wake_at: vec![u64::MAX; routers],
+            // Nothing is filed further ahead than a flit's trip to the next buffer plus its stage gap, or a
+            // credit's return.
+            router_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay),
+            node_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay),
             route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
@@ -334,8 +393,6 @@ impl Network {
             default_drain: DrainPolicy::Auto,
             packets: Vec::new(),
             free_packets: Vec::new(),
-            active_routers: Vec::new(),
-            router_active: vec![false; routers],
             active_nodes: Vec::new(),
             visit_all: false,
             delivered: Vec::new(),
@@ -389,7 +446,6 @@ impl Network {
 
     pub fn set_drain(&mut self, node: NodeId, policy: DrainPolicy) {
         self.nodes[node.0 as usize].drain = Some(policy);
-        self.activate_node(node.0 as usize);
         self.wake_node(node.0 as usize, self.now);
     }
 
@@ -425,9 +481,12 @@ impl Network {
             }
         };
         let node = &mut self.nodes[src.0 as usize];
+        if node.source.is_empty() {
+            node.active_slot = self.active_nodes.len() as u32;
+            self.active_nodes.push(src.0);
+        }
         node.source.push_back(id);
         node.queued_flits += u64::from(flits);
-        self.activate_node(src.0 as usize);
         self.wake_node(src.0 as usize, self.now);
         PacketId(id)
     }
@@ -476,46 +535,26 @@ impl Network {
     pub fn step(&mut self) -> Result<(), Deadlock> {
         let now = self.now;
         if self.visit_all {
+            // Everything is visited; each visit files its next wake-up as usual, so the calendars stay valid.
+            let due = self.node_calendar.take(now);
+            self.node_calendar.restore(now, due);
             for n in 0..self.nodes.len() {
+                self.nodes[n].wake_at = u64::MAX;
                 self.step_node(n, now);
             }
-            let step_router = self.router_step_fn();
-            for r in 0..self.router_flits.len() {
-                step_router(self, r, now);
-            }
         } else {
-            let mut i = 0;
-            while i < self.active_nodes.len() {
-                let n = self.active_nodes[i] as usize;
-                if self.nodes[n].wake_at <= now {
+            // An entry whose id has since been refiled for another cycle is stale and skipped.
+            let due = self.node_calendar.take(now);
+            for &n in &due {
+                let n = n as usize;
+                if self.nodes[n].wake_at == now {
+                    self.nodes[n].wake_at = u64::MAX;
                     self.step_node(n, now);
                 }
-                i += 1;
             }
-            let step_router = self.router_step_fn();
-            let mut i = 0;
-            while i < self.active_routers.len() {
-                let r = self.active_routers[i] as usize;
-                if self.wake_at[r] <= now {
-                    step_router(self, r, now);
-                }
-                i += 1;
-            }
-            let (flits, active) = (&self.router_flits, &mut self.router_active);
-            self.active_routers.retain(|&r| {
-                let keep = flits[r as usize] > 0;
-                active[r as usize] = keep;
-                keep
-            });
-            let nodes = &mut self.nodes;
-            let (ej_len, vcs) = (&self.ej_len, self.vcs);
-            self.active_nodes.retain(|&n| {
-                let node = &mut nodes[n as usize];
-                let keep = !node.source.is_empty() || ej_len[n as usize * vcs..(n as usize + 1) * vcs].iter().any(|&l| l > 0);
-                node.active = keep;
-                keep
-            });
+            self.node_calendar.restore(now, due);
         }
+        (self.step_routers)(self, now);
         self.now += 1;
         let limit = self.cfg.watchdog_cycles;
         if limit > 0 && self.flits_in_network > 0 && self.now - self.last_progress > limit {
@@ -532,26 +571,16 @@ impl Network {
         Ok(())
     }
 
-    pub(crate) fn activate_router(&mut self, r: usize) {
-        if !self.router_active[r] {
-            self.router_active[r] = true;
-            self.active_routers.push(r as u32);
-        }
-    }
-
-    /// Node `n` may have something to do at cycle `at`.
+    /// Node `n` may have something to do at cycle `at` (`u64::MAX`: nothing to do).
     #[inline]
     pub(crate) fn wake_node(&mut self, n: usize, at: u64) {
         let node = &mut self.nodes[n];
-        if at < node.wake_at {
+        // A wake-up cycle in the past was skipped over by `skip_idle_to` (on an idle network, where the visit
+        // would have done nothing): the node is not filed.
+        if at < node.wake_at || node.wake_at < self.now {
+            debug_assert!(self.visit_all || (at >= self.now && at - self.now <= self.node_calendar.span()), "node wake-up out of range");
             node.wake_at = at;
-        }
-    }
-
-    pub(crate) fn activate_node(&mut self, n: usize) {
-        if !self.nodes[n].active {
-            self.nodes[n].active = true;
-            self.active_nodes.push(n as u32);
+            self.node_calendar.file(at, n as u32);
         }
     }
 
@@ -595,18 +624,21 @@ impl Network {
         let owner = self.ovc[o].owner;
         if owner != NO_OWNER {
             let i = r * self.ports * self.vcs + owner as usize;
-            if self.ivc[i].waiting_credit && at < self.due_at[i] {
-                self.due_at[i] = at;
+            let vc = &mut self.ivc[i];
+            if vc.waiting_credit && at < vc.due_at {
+                vc.due_at = at;
                 self.wake(r, at);
             }
         }
     }
 
-    /// Router `r` may have something to do at cycle `at`.
+    /// Router `r` may have something to do at cycle `at` (`u64::MAX`: nothing to do).
     #[inline]
     pub(crate) fn wake(&mut self, r: usize, at: u64) {
-        if at < self.wake_at[r] {
+        if at < self.wake_at[r] || self.wake_at[r] < self.now {
+            debug_assert!(self.visit_all || (at > self.now && at - self.now <= self.router_calendar.span()), "router wake-up out of range");
             self.wake_at[r] = at;
+            self.router_calendar.file(at, r as u32);
         }
     }
 
@@ -617,7 +649,7 @@ impl Network {
         if self.route_table.is_empty() {
             return self.route_port_uncached(r, dst);
         }
-        let port = self.route_table[r * self.router_flits.len() + d.router as usize];
+        let port = self.route_table[r * self.routers + d.router as usize];
         if port == ARRIVED {
             d.port
         } else {
@@ -634,40 +666,30 @@ impl Network {
     /// Appends a flit to input VC `i` of router `r`.
     #[inline]
     pub(crate) fn push_input(&mut self, r: usize, i: usize, flit: Flit) {
-        let local = i - r * self.ports * self.vcs;
+        let depth = self.depth;
         let vc = &mut self.ivc[i];
-        debug_assert!((vc.len as usize) < self.depth, "credit protocol let a buffer overflow");
-        let slot = wrap(vc.head as usize + vc.len as usize, self.depth);
+        debug_assert!((vc.len as usize) < depth, "credit protocol let a buffer overflow");
+        let slot = wrap(vc.head as usize + vc.len as usize, depth);
         vc.len += 1;
         let was_empty = vc.len == 1;
-        self.buf[i * self.depth + slot] = flit;
-        self.occupied[r] |= 1 << local;
-        self.router_flits[r] += 1;
-        self.activate_router(r);
+        let due = flit_due(vc, &flit, self.timing.stage_gap);
         if was_empty {
-            let due = self.front_due(i);
-            self.due_at[i] = due;
+            vc.due_at = due;
+        }
+        self.buf[i * depth + slot] = flit;
+        if was_empty {
             self.wake(r, due);
         }
     }
 
-    /// When the front flit of input VC `i` may next act, judged from the VC's state alone: VC allocation for the
-    /// head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
-    /// otherwise. `u64::MAX` for an empty VC.
+    /// When the front flit of input VC `i` may next act (see [`flit_due`]); `u64::MAX` for an empty VC.
     #[inline]
     pub(crate) fn front_due(&self, i: usize) -> u64 {
-        let vc = self.ivc[i];
+        let vc = &self.ivc[i];
         if vc.len == 0 {
             return u64::MAX;
         }
-        let flit = self.buf[i * self.depth + vc.head as usize];
-        let gap = self.timing.stage_gap;
-        match vc.state {
-            VcState::Idle => flit.arrival.max(vc.ready_at) + gap,
-            VcState::Routed => vc.ready_at,
-            VcState::Active if flit.is_head() => vc.ready_at,
-            VcState::Active => flit.arrival + gap,
-        }
+        flit_due(vc, &self.buf[i * self.depth + vc.head as usize], self.timing.stage_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
@@ -691,7 +713,7 @@ impl Network {
                 }
             }
         }
-        self.nodes[n].wake_at = next;
+        self.wake_node(n, next);
     }
 
     fn inject_one(&mut self, n: usize, now: u64) {
@@ -731,7 +753,8 @@ impl Network {
         let loc = self.node_loc[n];
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
-        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags });
+        let route = if seq == 0 { self.route_port(router, rec.dst) } else { 0 };
+        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags, route });
         self.flits_in_network += 1;
         self.last_progress = now;
         let node = &mut self.nodes[n];
@@ -739,6 +762,13 @@ impl Network {
         if flags & TAIL != 0 {
             node.source.pop_front();
             node.inj_vc = None;
+            if node.source.is_empty() {
+                let slot = std::mem::replace(&mut node.active_slot, u32::MAX);
+                self.active_nodes.swap_remove(slot as usize);
+                if let Some(&moved) = self.active_nodes.get(slot as usize) {
+                    self.nodes[moved as usize].active_slot = slot;
+                }
+            }
         } else {
             node.inj_seq = seq + 1;
         }
@@ -801,20 +831,15 @@ impl Network {
     /// downstream buffer equal the buffer depth, and no buffer exceeds its depth. Used by the property tests.
     pub fn check_invariants(&self) -> Result<(), String> {
         let (ports, vcs) = (self.ports, self.vcs);
-        for r in 0..self.router_flits.len() {
-            let mut count = 0u32;
+        for r in 0..self.routers {
             for p in 0..ports {
                 for v in 0..vcs {
                     let i = (r * ports + p) * vcs + v;
                     let len = self.ivc[i].len as usize;
-                    count += len as u32;
                     if len > self.depth {
                         return Err(format!("router {r} port {p} vc {v}: {len} flits in a {}-flit buffer", self.depth));
                     }
-                    if (self.occupied[r] >> (p * vcs + v)) & 1 != (len > 0) as u64 {
-                        return Err(format!("router {r} port {p} vc {v}: occupancy bit disagrees with length {len}"));
-                    }
-                    let up = self.upstream_ovc[r * ports + p];
+                    let up = self.in_link[r * ports + p].ovc;
                     if up != u32::MAX {
                         self.check_channel(up as usize + v, len, self.depth, &format!("into router {r} port {p} vc {v}"))?;
                     }
@@ -824,9 +849,6 @@ impl Network {
                         self.check_channel(i, self.ej_len[q] as usize, self.eject_depth, &format!("ejection of node {node} vc {v}"))?;
                     }
                 }
-            }
-            if count != self.router_flits[r] {
-                return Err(format!("router {r}: flit count {} but buffers hold {count}", self.router_flits[r]));
             }
         }
         Ok(())

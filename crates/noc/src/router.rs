@@ -20,7 +20,7 @@
 //! port, and moves a pointer only when its choice is granted.
 
 use crate::config::MAX_CONCENTRATION;
-use crate::network::{wrap, Flit, Network, VcState, NO_OWNER};
+use crate::network::{flit_due, wrap, Flit, Network, VcState, NO_OWNER, NO_ROUTER};
 use crate::topology::MESH_PORTS;
 
 pub(crate) const MAX_PORTS: usize = MESH_PORTS + MAX_CONCENTRATION as usize;
@@ -33,27 +33,49 @@ pub(crate) fn round_robin_pick(mask: u64, start: u32) -> u32 {
     (mask.rotate_right(start).trailing_zeros() + start) & 63
 }
 
-/// A router step specialised for one configuration class (chosen once per network).
-pub(crate) type StepRouterFn = fn(&mut Network, usize, u64);
+/// Visits the routers due in one cycle, specialised for one configuration class (chosen once per network).
+pub(crate) type StepRoutersFn = fn(&mut Network, u64);
+
+/// The router step for a configuration: the one-VC and pipeline cases are compiled separately so the hot loop has
+/// constant VC counts and stage gaps.
+pub(crate) fn step_routers_fn(vcs: usize, stage_gap: u64, ports: usize) -> StepRoutersFn {
+    // FIVE_PORTS: one node per router, so the per-VC loops have a constant trip count of five.
+    match (vcs == 1, stage_gap, ports == 5) {
+        (true, 1, true) => Network::step_routers::<true, 1, true>,
+        (true, 1, false) => Network::step_routers::<true, 1, false>,
+        (true, _, true) => Network::step_routers::<true, 0, true>,
+        (true, _, false) => Network::step_routers::<true, 0, false>,
+        (false, 1, _) => Network::step_routers::<false, 1, false>,
+        (false, _, _) => Network::step_routers::<false, 0, false>,
+    }
+}
 
 impl Network {
-    /// The router step for this configuration: the one-VC and pipeline cases are compiled separately so the hot
-    /// loop has constant VC counts and stage gaps.
-    pub(crate) fn router_step_fn(&self) -> StepRouterFn {
-        // FIVE_PORTS: one node per router, so the per-VC loops have a constant trip count of five.
-        match (self.vcs == 1, self.timing.stage_gap, self.ports == 5) {
-            (true, 1, true) => Network::step_router_impl::<true, 1, true>,
-            (true, 1, false) => Network::step_router_impl::<true, 1, false>,
-            (true, _, true) => Network::step_router_impl::<true, 0, true>,
-            (true, _, false) => Network::step_router_impl::<true, 0, false>,
-            (false, 1, _) => Network::step_router_impl::<false, 1, false>,
-            (false, _, _) => Network::step_router_impl::<false, 0, false>,
+    /// Visits every router filed for cycle `now` (every router, in debug clocking).
+    fn step_routers<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, now: u64) {
+        let due = self.router_calendar.take(now);
+        if self.visit_all {
+            // Each visit files its next wake-up as usual, so the calendar stays valid.
+            for r in 0..self.routers {
+                self.wake_at[r] = u64::MAX;
+                self.step_router::<ONE_VC, GAP, FIVE_PORTS>(r, now);
+            }
+        } else {
+            // An entry whose router has since been filed for another cycle is stale and skipped.
+            for &r in &due {
+                let r = r as usize;
+                if self.wake_at[r] == now {
+                    self.wake_at[r] = u64::MAX;
+                    self.step_router::<ONE_VC, GAP, FIVE_PORTS>(r, now);
+                }
+            }
         }
+        self.router_calendar.restore(now, due);
     }
 
-    fn step_router_impl<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, now: u64) {
+    #[inline(always)]
+    fn step_router<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, now: u64) {
         let ports = if FIVE_PORTS { 5 } else { self.ports };
-        let depth = self.depth;
         let vcs = if ONE_VC { 1 } else { self.vcs };
         let n = ports * vcs;
         let base = r * n;
@@ -68,8 +90,8 @@ impl Network {
                 due |= u64::from(self.front_due(base + l) <= now) << l;
             }
         } else {
-            for l in 0..n {
-                due |= u64::from(self.due_at[base + l] <= now) << l;
+            for (l, vc) in self.ivc[base..base + n].iter().enumerate() {
+                due |= u64::from(vc.due_at <= now) << l;
             }
         }
         let mut va_req = [0u64; MAX_PORTS];
@@ -81,25 +103,19 @@ impl Network {
             let local = due.trailing_zeros() as usize;
             due &= due - 1;
             let i = base + local;
-            let actual = self.front_due(i);
-            if actual > now {
-                // Woken early (a credit for a VC that is not ready yet): nothing to do before `actual`.
-                self.due_at[i] = actual;
-                continue;
-            }
-            let vc = self.ivc[i];
+            debug_assert!(self.front_due(i) <= now, "a VC was due before its front flit could act");
+            let vc = &mut self.ivc[i];
             match vc.state {
                 VcState::Idle => {
                     // Route computation ran in the cycle the head reached the front (its arrival, or the cycle after
                     // the previous tail left); it has no contention, so it is evaluated here, when VC allocation
-                    // is due, saving a visit.
-                    let flit = self.buf[i * depth + vc.head as usize];
+                    // is due, saving a visit. The route itself came with the flit.
+                    let flit = &self.buf[i * self.depth + vc.head as usize];
                     debug_assert!(flit.is_head(), "an idle VC must start with a head flit");
-                    let out = self.route_port(r, self.packets[flit.packet as usize].dst);
-                    let v = &mut self.ivc[i];
-                    v.state = VcState::Routed;
-                    v.out_port = out;
-                    v.ready_at = now;
+                    let out = flit.route;
+                    vc.state = VcState::Routed;
+                    vc.out_port = out;
+                    vc.ready_at = now;
                     va_req[out as usize] |= 1 << local;
                     va_ports |= 1 << out;
                 }
@@ -120,8 +136,8 @@ impl Network {
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
             let mut free = 0u64;
-            for v in 0..vcs {
-                free |= u64::from(self.ovc[ob + v].owner == NO_OWNER) << v;
+            for (v, ovc) in self.ovc[ob..ob + vcs].iter().enumerate() {
+                free |= u64::from(ovc.owner == NO_OWNER) << v;
             }
             let mut pending = va_req[o];
             let start = u32::from(self.rr_va[r * ports + o]);
@@ -136,7 +152,7 @@ impl Network {
                 v.state = VcState::Active;
                 v.out_vc = ov as u8;
                 v.ready_at = now + gap;
-                self.due_at[base + pick] = now + gap;
+                v.due_at = now + gap;
                 if gap == 0 {
                     self.bid_or_wait_for_credit(base + pick, ob + ov, now, &mut sa_req, pick);
                 }
@@ -149,7 +165,7 @@ impl Network {
             while pending != 0 {
                 let l = pending.trailing_zeros() as usize;
                 pending &= pending - 1;
-                self.due_at[base + l] = now + 1;
+                self.ivc[base + l].due_at = now + 1;
             }
         }
 
@@ -161,10 +177,16 @@ impl Network {
             let mut out_ports = 0u32;
             let mut req = sa_req;
             while req != 0 {
-                let p = self.port_of_bit[req.trailing_zeros() as usize] as usize;
-                let port_bits = (req >> (p * vcs)) & vc_mask;
-                req &= !(vc_mask << (p * vcs));
-                let v = if vcs == 1 { 0 } else { round_robin_pick(port_bits, u32::from(self.rr_sa_in[r * ports + p])) as usize };
+                let bit = req.trailing_zeros() as usize;
+                let p = if ONE_VC { bit } else { self.port_of_bit[bit] as usize };
+                let v = if ONE_VC {
+                    req &= req - 1;
+                    0
+                } else {
+                    let port_bits = (req >> (p * vcs)) & vc_mask;
+                    req &= !(vc_mask << (p * vcs));
+                    round_robin_pick(port_bits, u32::from(self.rr_sa_in[r * ports + p])) as usize
+                };
                 chosen[p] = v as u8;
                 let o = self.ivc[base + p * vcs + v].out_port as usize;
                 out_req[o] |= 1 << p;
@@ -177,7 +199,9 @@ impl Network {
                 let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
                 self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
                 let v = chosen[p] as usize;
-                self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+                if !ONE_VC {
+                    self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+                }
                 self.traverse(r, p, v, now);
                 sa_req &= !(1 << (p * vcs + v));
             }
@@ -185,26 +209,25 @@ impl Network {
             while sa_req != 0 {
                 let l = sa_req.trailing_zeros() as usize;
                 sa_req &= sa_req - 1;
-                self.due_at[base + l] = now + 1;
+                self.ivc[base + l].due_at = now + 1;
             }
         }
-        let mut next = u64::MAX;
-        for l in 0..n {
-            next = next.min(self.due_at[base + l]);
-        }
-        self.wake_at[r] = next;
+        let next = self.ivc[base..base + n].iter().fold(u64::MAX, |m, vc| m.min(vc.due_at));
+        self.wake(r, next);
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
     /// sleep until the next credit in flight lands (or one is returned, see `return_credit_to_router`).
-    #[inline]
+    #[inline(always)]
     fn bid_or_wait_for_credit(&mut self, i: usize, o: usize, now: u64, sa_req: &mut u64, local: usize) {
         let has = self.has_credit(o, now);
-        self.ivc[i].waiting_credit = !has;
+        let wait = if has { 0 } else { self.next_credit(o) };
+        let vc = &mut self.ivc[i];
+        vc.waiting_credit = !has;
         if has {
             *sa_req |= 1 << local;
         } else {
-            self.due_at[i] = self.next_credit(o);
+            vc.due_at = wait;
         }
     }
 
@@ -220,47 +243,50 @@ impl Network {
     }
 
     /// Moves the front flit of input VC (`p`, `v`) of router `r` through the switch onto its output channel.
+    #[inline]
     fn traverse(&mut self, r: usize, p: usize, v: usize, now: u64) {
         let (ports, vcs, depth) = (self.ports, self.vcs, self.depth);
-        let base = r * ports * vcs;
-        let i = base + p * vcs + v;
+        let i = (r * ports + p) * vcs + v;
         let vc = &mut self.ivc[i];
         let flit = self.buf[i * depth + vc.head as usize];
         vc.head = wrap(vc.head as usize + 1, depth) as u16;
         vc.len -= 1;
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
-        let o = base + out_port * vcs + out_vc;
+        let o = (r * ports + out_port) * vcs + out_vc;
         if flit.is_tail() {
             vc.state = VcState::Idle;
             // The next packet's head may start route computation from the next cycle.
             vc.ready_at = now + 1;
             self.ovc[o].owner = NO_OWNER;
         }
-
-        // Clear the occupancy bit when the buffer empties, without a branch.
-        self.occupied[r] &= !(u64::from(vc.len == 0) << (p * vcs + v));
         // The flit now at the front acts from the next cycle at the earliest.
-        self.due_at[i] = self.front_due(i).max(now + 1);
-        self.router_flits[r] -= 1;
-        let credit_at = now + self.timing.traversal + self.timing.credit_delay;
-        let up = self.upstream_ovc[r * ports + p] as usize + v;
-        if p < MESH_PORTS {
-            let up_router = self.neighbor_router[r * MESH_PORTS + p] as usize;
-            self.return_credit_to_router(up_router, up, credit_at);
+        vc.due_at = if vc.len == 0 {
+            u64::MAX
         } else {
-            self.return_credit(up, credit_at);
+            flit_due(vc, &self.buf[i * depth + vc.head as usize], self.timing.stage_gap).max(now + 1)
+        };
+
+        // The freed slot goes back upstream as a credit.
+        let credit_at = now + self.timing.traversal + self.timing.credit_delay;
+        let up = self.in_link[r * ports + p];
+        if up.router == NO_ROUTER {
+            self.return_credit(up.ovc as usize + v, credit_at);
+        } else {
+            self.return_credit_to_router(up.router as usize, up.ovc as usize + v, credit_at);
         }
+
         self.ovc[o].credits -= 1;
         self.links.flits[r * ports + out_port] += 1;
         self.last_progress = now;
-        if out_port < MESH_PORTS {
-            let d = self.downstream_ivc[r * MESH_PORTS + out_port] as usize + out_vc;
-            let next = self.neighbor_router[r * MESH_PORTS + out_port] as usize;
+        let down = self.out_link[r * ports + out_port];
+        if down.router != NO_ROUTER {
+            let next = down.router as usize;
+            let route = if flit.is_head() { self.route_port(next, self.packets[flit.packet as usize].dst) } else { 0 };
             let arrival = now + self.timing.to_next_buffer;
-            self.push_input(next, d, Flit { arrival, ..flit });
+            self.push_input(next, down.first as usize + out_vc, Flit { arrival, route, ..flit });
         } else {
-            let node = r * self.mesh.concentration as usize + (out_port - MESH_PORTS);
-            let q = node * vcs + out_vc;
+            let node = down.node as usize;
+            let q = down.first as usize + out_vc;
             let arrival = now + self.timing.to_eject;
             debug_assert!((self.ej_len[q] as usize) < self.eject_depth, "ejection queue overflow");
             let slot = wrap(self.ej_head[q] as usize + self.ej_len[q] as usize, self.eject_depth);
@@ -269,7 +295,6 @@ impl Network {
             if flit.is_tail() {
                 self.packets[flit.packet as usize].ejected = arrival;
             }
-            self.activate_node(node);
             self.wake_node(node, arrival);
         }
     }

@@ -137,7 +137,7 @@ impl Graph<'_> {
         if p >= MESH_PORTS {
             return Some(Vertex::Inject(net.mesh.node_at(RouterId(r as u32), PortId(p as u8))?.0 as usize));
         }
-        let up = net.upstream_ovc[r * net.ports + p] as usize + v;
+        let up = net.in_link[r * net.ports + p].ovc as usize + v;
         let owner = net.ovc[up].owner;
         (owner != NO_OWNER).then(|| {
             let up_router = up / (net.ports * net.vcs);
@@ -148,7 +148,7 @@ impl Graph<'_> {
     fn downstream(&self, r: usize, out_port: usize, out_vc: usize) -> Vertex {
         let net = self.net;
         if out_port < MESH_PORTS {
-            Vertex::Input(net.downstream_ivc[r * MESH_PORTS + out_port] as usize + out_vc)
+            Vertex::Input(net.out_link[r * net.ports + out_port].first as usize + out_vc)
         } else {
             let node = r * net.mesh.concentration as usize + (out_port - MESH_PORTS);
             Vertex::Eject(node * net.vcs + out_vc)
