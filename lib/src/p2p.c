@@ -419,12 +419,19 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
                     void *recvbuf, int recvcount, nocmsg_datatype recvtype, int source, int recvtag,
                     nocmsg_comm comm, nocmsg_status *status)
 {
-    nocmsg_request reqs[2];
-    int err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0]);
+    /* Both halves are checked before either starts: a receive posted for a failed call would take a later
+     * message meant for someone else. */
+    struct nocmsg_request_s check;
+    int err = prepare(&check, REQ_SEND, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    if (err == NOCMSG_SUCCESS)
+        err = prepare(&check, REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm);
     if (err != NOCMSG_SUCCESS)
         return err;
+    nocmsg_request reqs[2];
+    if ((err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0])) != NOCMSG_SUCCESS)
+        return err;
     if ((err = nocmsg_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1])) != NOCMSG_SUCCESS) {
-        /* The receive stays posted; let it complete on its own. */
+        /* Only running out of memory gets here; the receive stays posted. */
         nocmsg_request_free(&reqs[0]);
         return err;
     }
