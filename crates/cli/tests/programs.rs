@@ -66,7 +66,7 @@ fn builds() -> &'static PathBuf {
             Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("kernels.c")).arg(sim.join("kernels.S")).arg("-o").arg(dir.join("kernels.elf")),
             "nocmsg-cc kernels",
         );
-        for p in ["fault", "semihost"] {
+        for p in ["fault", "semihost", "pimp_ni"] {
             run_checked(
                 Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join(format!("{p}.c"))).arg("-o").arg(dir.join(format!("{p}.elf"))),
                 &format!("nocmsg-cc {p}.c"),
@@ -363,4 +363,83 @@ fn the_readme_first_program_steps_work() {
     for (core, got) in per_core {
         assert_eq!(got, format!("hello from core {core} of 16\n"));
     }
+}
+
+/// Runs tests/sim/pimp_ni.c on two cores of pimp-2x2 with the given clocking; returns the output and the stats
+/// without the host section.
+fn pimp_ni(args: &[&str], debug: bool) -> (Output, serde_json::Value) {
+    let dir = scratch(&format!("pimp-ni-{}-{debug}", args.join("-")));
+    let stats = dir.join("stats.json");
+    let chip = chip("pimp-2x2");
+    let mut cmd = vec!["run", "--chip", &chip, "-n", "2", "--stats", stats.to_str().unwrap()];
+    if debug {
+        cmd.push("--debug-clocking");
+    }
+    let program = elf("pimp_ni");
+    cmd.push(&program);
+    cmd.extend_from_slice(args);
+    let out = nocmsg(&cmd);
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let obj = json.as_object_mut().unwrap();
+    obj.remove("host");
+    obj.remove("clocking");
+    (out, json)
+}
+
+#[test]
+fn pimp_words_arrive_in_order_and_both_clockings_agree() {
+    let (fast, fast_stats) = pimp_ni(&["order", "300"], false);
+    assert!(fast.status.success(), "{}", show(&fast));
+    assert!(text(&fast.stdout).contains("received 300 words in order"), "{}", show(&fast));
+    let (debug, debug_stats) = pimp_ni(&["order", "300"], true);
+    assert_eq!(text(&fast.stdout), text(&debug.stdout));
+    assert_eq!(fast_stats, debug_stats, "fast and debug clocking disagree");
+    let ni = &fast_stats["cores"][1]["ni"];
+    assert_eq!(ni["receives"], 300);
+    assert_eq!(fast_stats["cores"][0]["ni"]["sends"], 300);
+    assert_eq!(fast_stats["network"]["flits_received"], 300);
+}
+
+#[test]
+fn a_core_that_stops_receiving_back_pressures_the_network_into_the_sender() {
+    let (out, stats) = pimp_ni(&["backpressure", "100"], false);
+    assert!(out.status.success(), "{}", show(&out));
+    let (sender, receiver) = (&stats["cores"][0]["ni"], &stats["cores"][1]["ni"]);
+    // The receive FIFO (16 entries) fills, then the network behind it, then the send FIFO (8 entries).
+    assert_eq!(receiver["recv_fifo_peak"], 16, "{stats:#}");
+    assert_eq!(sender["send_fifo_peak"], 8, "{stats:#}");
+    assert!(sender["send_wait_cycles"].as_u64().unwrap() > 10_000, "the sender waited on its full FIFO: {stats:#}");
+    assert!(receiver["recv_fifo_entry_cycles"].as_u64().unwrap() > 16 * 10_000, "{stats:#}");
+    let (_, debug_stats) = pimp_ni(&["backpressure", "100"], true);
+    assert_eq!(stats, debug_stats, "fast and debug clocking disagree");
+}
+
+#[test]
+fn misusing_the_pimp_fifos_stops_the_core_with_a_precise_report() {
+    let cases = [
+        ("recv-empty", "recv a5: recv on an empty receive FIFO; test it with bar/bnr before receiving"),
+        ("src-empty", "src on an empty receive FIFO"),
+        ("send-full", "send on a full send FIFO (8 entries); test it with brs/bns before sending"),
+        ("bad-dest", "send to core 99: the program runs on cores 0..1"),
+    ];
+    for (mode, want) in cases {
+        let (out, _) = pimp_ni(&[mode], false);
+        assert_eq!(out.status.code(), Some(4), "{mode}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert!(err.contains("core 0 (tile 0) stopped at cycle") && err.contains(want), "{mode}: {err}");
+    }
+}
+
+#[test]
+fn cores_waiting_for_messages_nobody_sends_are_reported_as_a_deadlock() {
+    let (fast, fast_stats) = pimp_ni(&["deadlock"], false);
+    assert_eq!(fast.status.code(), Some(3), "{}", show(&fast));
+    let err = text(&fast.stderr);
+    assert!(err.contains("every running core waits on the network and the network is empty"), "{err}");
+    for core in 0..2 {
+        assert!(err.contains(&format!("core {core} (tile {core}) at pc")), "{err}");
+    }
+    let (debug, debug_stats) = pimp_ni(&["deadlock"], true);
+    assert_eq!(text(&fast.stderr), text(&debug.stderr));
+    assert_eq!(fast_stats, debug_stats, "fast and debug clocking disagree");
 }
