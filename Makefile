@@ -3,7 +3,9 @@
 #               (results/noc-load/: plot, data, README) and the network deadlock demo
 #   make test   the whole test suite (Rust unit, property and integration tests with real C programs on the
 #               simulator and natively; Python experiment tests)
-#   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores)
+#   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores);
+#               ping-pong: results/bench/pingpong_sim.csv (cycles on pimp-4x4) and pingpong_native.csv (libnocmsg
+#               vs Open MPI on this machine, same run)
 
 PYTHON ?= python3
 CARGO ?= cargo
@@ -37,6 +39,8 @@ bench: build
 	bin/nocmsg-cc -O2 bench/kernels/compute.c -o target/bench/compute.elf
 	$(NOCMSG) bench cores --program target/bench/compute.elf --chip chips/pimp-8x8.toml --csv results/bench/core_speed.csv
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
+	bash tools/setup.sh --bench
+	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/pingpong.py --out results/bench
 
 clean:
 	$(CARGO) clean

@@ -12,6 +12,11 @@ command -v cargo >/dev/null 2>&1 || need_apt+=(cargo rustc)
 # The simulated cores' toolchain: bare-metal RISC-V gcc and picolibc (bin/nocmsg-cc uses both).
 command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need_apt+=(gcc-riscv64-unknown-elf)
 [ -f /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || need_apt+=(picolibc-riscv64-unknown-elf)
+# make bench compares libnocmsg with Debian's Open MPI.
+if [ "${1:-}" = "--bench" ]; then
+    command -v mpicc.openmpi >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
+    command -v mpirun.openmpi >/dev/null 2>&1 || need_apt+=(openmpi-bin)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${need_apt[*]}"

@@ -110,6 +110,40 @@ const char *nocmsg_port_kind(void)
     return "host";
 }
 
+/* Copies n words into dest's ring at the producer's tail (room already checked); does not publish. */
+static void ring_write(struct ring *r, uint64_t tail, const uint64_t *words, size_t n)
+{
+    size_t cap = host.ring_words, at = (size_t)(tail % cap), first = cap - at < n ? cap - at : n;
+    memcpy(&r->data[at], words, first * sizeof(uint64_t));
+    if (first < n)
+        memcpy(&r->data[0], words + first, (n - first) * sizeof(uint64_t));
+}
+
+/* Words of room in the ring to dest (reading the consumer's head only when the cached value is not enough). */
+static size_t ring_room(struct ring *r, int dest, size_t want)
+{
+    uint64_t tail = host.out_tail[dest];
+    if (tail - host.out_head_seen[dest] + want > host.ring_words)
+        host.out_head_seen[dest] = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    return host.ring_words - (size_t)(tail - host.out_head_seen[dest]);
+}
+
+size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n)
+{
+    struct ring *r = ring_of(host.rank, dest);
+    size_t room = ring_room(r, dest, n + 1);
+    if (room == 0)
+        return 0;
+    uint64_t tail = host.out_tail[dest];
+    ring_write(r, tail, &header, 1);
+    size_t k = n < room - 1 ? n : room - 1;
+    ring_write(r, tail + 1, payload, k);
+    host.out_tail[dest] = tail + 1 + k;
+    /* One release store publishes the whole packet: the receiver sees header and payload together. */
+    __atomic_store_n(&r->tail, tail + 1 + k, __ATOMIC_RELEASE);
+    return 1 + k;
+}
+
 size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
 {
     struct ring *r = ring_of(host.rank, dest);

@@ -63,6 +63,13 @@ static inline int nocmsg_port_push1(int dest, uint64_t word)
     return sent;
 }
 
+static inline size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n)
+{
+    if (!nocmsg_port_push1(dest, header))
+        return 0;
+    return 1 + (n ? nocmsg_port_push(dest, payload, n) : 0);
+}
+
 /* The next word, which must be from the source port_poll named. */
 static inline uint64_t nocmsg_port_pull1_from(int src)
 {

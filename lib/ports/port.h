@@ -29,6 +29,10 @@ size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n);
 /* One word: 1 if it was taken. */
 int nocmsg_port_push1(int dest, uint64_t word);
 
+/* A header word followed by `n` payload words; returns how many words were taken (header included), so a
+ * partial push can be finished later. One publication of the whole packet where the port allows. */
+size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n);
+
 /* Takes the next word of the source port_poll just named (which has one). */
 uint64_t nocmsg_port_pull1_from(int src);
 

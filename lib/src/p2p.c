@@ -129,12 +129,12 @@ int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int 
         size_t bytes = (size_t)count << nocmsg_type_shifts[type];
         if (bytes <= nocmsg_lib.eager_limit && !nocmsg_eng.tx_head && (((uintptr_t)buf | bytes) & 7) == 0) {
             int to = c->world_of[dest];
-            if (__builtin_expect(nocmsg_port_push1(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes)), 1)) {
-                size_t words = bytes / 8, k = words ? nocmsg_port_push(to, buf, words) : 0;
-                if (__builtin_expect(k == words, 1))
-                    return NOCMSG_SUCCESS;
-                return nocmsg_engine_send_rest(to, buf, bytes, k);
-            }
+            size_t words = bytes / 8;
+            size_t k = nocmsg_port_push_packet(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, words);
+            if (__builtin_expect(k == words + 1, 1))
+                return NOCMSG_SUCCESS;
+            if (k > 0)
+                return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
         }
     }
     return blocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, NULL);
