@@ -106,6 +106,29 @@ static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
     return (size_t)(p - words);
 }
 
+/* Like nocmsg_port_pull, but waits (asleep) for words that have not arrived yet; stops early only when a word
+ * from another source is next. */
+static inline size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n)
+{
+    uint64_t *p = words, *end = words + n;
+    uint64_t s, w, want = (uint64_t)src;
+    if (p == end)
+        return 0;
+    __asm__ volatile("1:\n\t"
+                     ".insn b CUSTOM_1, 3, x0, x0, 1b\n\t" /* bnr to itself: sleep until a word arrives */
+                     ".insn r CUSTOM_0, 2, 0, %[s], x0, x0\n\t"
+                     "bne %[s], %[want], 2f\n\t"
+                     ".insn r CUSTOM_0, 1, 0, %[w], x0, x0\n\t"
+                     "sd %[w], 0(%[p])\n\t"
+                     "addi %[p], %[p], 8\n\t"
+                     "bne %[p], %[end], 1b\n"
+                     "2:"
+                     : [p] "+r"(p), [s] "=&r"(s), [w] "=&r"(w)
+                     : [want] "r"(want), [end] "r"(end)
+                     : "memory");
+    return (size_t)(p - words);
+}
+
 static inline void nocmsg_port_wait(int sending)
 {
     if (!sending) {

@@ -42,6 +42,10 @@ int nocmsg_port_poll(int *src);
 /* Takes up to n words of src's stream (as long as they are next in line); returns how many. */
 size_t nocmsg_port_pull(int src, uint64_t *words, size_t n);
 
+/* Like port_pull, but may wait for words of a packet that is on its way (stopping when another source's word is
+ * next). Only for when nothing else needs attention. */
+size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n);
+
 /* Waits (without burning simulated instructions where the NI allows) until a word may have arrived, or, with
  * sending set, until a word may also be pushed. May return early. */
 void nocmsg_port_wait(int sending);

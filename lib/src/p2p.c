@@ -173,7 +173,8 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
             if (__builtin_expect((h & 0xffff) == MAKE_HDR(PK_EAGER, c->ctx, 0, 0) && (any_source || s == c->world_of[source]) &&
                                      (any_tag || htag == tag) && len <= cap && ((len | (uintptr_t)buf) & 7) == 0,
                                  1)) {
-                size_t words = len / 8, k = words ? nocmsg_port_pull(s, buf, words) : 0;
+                /* The payload follows the header within a few cycles: wait for it here rather than in the engine. */
+                size_t words = len / 8, k = words ? nocmsg_port_pull_wait(s, buf, words) : 0;
                 if (__builtin_expect(k < words, 0))
                     return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
                 if (status) {

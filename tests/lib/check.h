@@ -27,7 +27,7 @@
 #define T_BIG ((size_t)1024 * 1024)
 #endif
 
-/* Chosen by the build, not by the caller: a medium size that is past any eager limit but cheap on the simulator. */
+/* A medium size: past any plausible eager limit, still cheap on the simulator. */
 #define T_MEDIUM ((size_t)(T_SIM ? 12 * 1024 : 100 * 1024))
 
 /* Rank and size in NOCMSG_COMM_WORLD, and the ring and pair neighbours most tests use. */
