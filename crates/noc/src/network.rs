@@ -82,9 +82,10 @@ pub struct EjectedFlit {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum VcState {
-    /// No packet owns the VC; a head flit at the front starts route computation.
+    /// No packet owns the VC; a head flit at the front starts route computation (its route, which it brought
+    /// along, is copied to `out_port` when it reaches the front).
     Idle,
-    /// Route computed, waiting for VC allocation from `ready_at`.
+    /// Route computed, waiting for VC allocation (again every cycle after a loss).
     Routed,
     /// Holds `out_port`/`out_vc` until its tail leaves; flits compete for the switch from `ready_at`.
     Active,
@@ -244,10 +245,16 @@ pub struct Network {
     pub(crate) credit_ring: usize,
     /// Per input VC (`(router * ports + port) * vcs + vc`).
     pub(crate) ivc: Vec<InputVc>,
+    /// Flit slots of the input VC buffers, slot-major: slot `k` of input VC `i` is `buf[k * ivc.len() + i]`. A
+    /// buffer that empties starts again at slot 0, so at moderate load nearly every flit sits in a slot 0, and the
+    /// slot 0s of all VCs share a few cache lines (see [`Network::slot`]).
     pub(crate) buf: Vec<Flit>,
     pub(crate) routers: usize,
     /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
     pub(crate) ovc: Vec<OutputVc>,
+    /// Landing cycles of the credits in flight per output VC, a ring of `credit_ring` slots laid out slot-major
+    /// like `buf` (slot `k` of output VC `o` is `ovc_pending[k * ovc.len() + o]`); landed credits are collected
+    /// whenever one is returned, so the ring rarely holds more than one or two.
     pub(crate) ovc_pending: Vec<u64>,
     pub(crate) inject_ovc_base: usize,
     /// Per (router, port): the channel feeding this input port (where its credits go back to).
@@ -596,35 +603,44 @@ impl Network {
 
     /// Moves the credits of output VC `o` that have arrived by `now` to the usable count, and returns it.
     pub(crate) fn collect_credits(&mut self, o: usize, now: u64) -> u16 {
-        let ring = self.credit_ring;
+        let (ring, stride) = (self.credit_ring, self.ovc.len());
         let vc = &mut self.ovc[o];
-        while vc.pend_len > 0 && self.ovc_pending[o * ring + vc.pend_head as usize] <= now {
-            vc.pend_head = wrap(vc.pend_head as usize + 1, ring) as u16;
+        while vc.pend_len > 0 && self.ovc_pending[vc.pend_head as usize * stride + o] <= now {
             vc.pend_len -= 1;
+            // An emptied ring starts again at slot 0 (see `ovc_pending`).
+            vc.pend_head = if vc.pend_len == 0 { 0 } else { wrap(vc.pend_head as usize + 1, ring) as u16 };
             vc.credits += 1;
         }
         vc.credits
     }
 
     /// Sends a credit back on output VC `o`, usable from cycle `at`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn return_credit(&mut self, o: usize, at: u64) {
-        let ring = self.credit_ring;
+        // Collecting the credits that have landed first keeps the ring short (it changes no count of usable
+        // credits, only where they are kept).
+        self.collect_credits(o, self.now);
+        let (ring, stride) = (self.credit_ring, self.ovc.len());
         let vc = &mut self.ovc[o];
         let slot = wrap(vc.pend_head as usize + vc.pend_len as usize, ring);
         vc.pend_len += 1;
-        self.ovc_pending[o * ring + slot] = at;
+        self.ovc_pending[slot * stride + o] = at;
     }
 
     /// Sends a credit back to output VC `o` of router `r` and makes sure the router looks at it when it lands.
     #[inline]
     pub(crate) fn return_credit_to_router(&mut self, r: usize, o: usize, at: u64) {
         self.return_credit(o, at);
-        // Only the input VC owning this output VC can be waiting for the credit.
+        self.wake_credit_owner(r, self.ports * self.vcs, o, at);
+    }
+
+    /// A credit landing at `at` on output VC `o` of router `r` (which has `vcs_per_router` input VCs) wakes the
+    /// input VC owning that output VC if it waits for a credit; no other VC can be waiting for this one.
+    #[inline(always)]
+    pub(crate) fn wake_credit_owner(&mut self, r: usize, vcs_per_router: usize, o: usize, at: u64) {
         let owner = self.ovc[o].owner;
         if owner != NO_OWNER {
-            let i = r * self.ports * self.vcs + owner as usize;
-            let vc = &mut self.ivc[i];
+            let vc = &mut self.ivc[r * vcs_per_router + owner as usize];
             if vc.waiting_credit && at < vc.due_at {
                 vc.due_at = at;
                 self.wake(r, at);
@@ -666,7 +682,7 @@ impl Network {
     /// Appends a flit to input VC `i` of router `r`.
     #[inline]
     pub(crate) fn push_input(&mut self, r: usize, i: usize, flit: Flit) {
-        let depth = self.depth;
+        let (depth, n_ivc) = (self.depth, self.ivc.len());
         let vc = &mut self.ivc[i];
         debug_assert!((vc.len as usize) < depth, "credit protocol let a buffer overflow");
         let slot = wrap(vc.head as usize + vc.len as usize, depth);
@@ -675,11 +691,21 @@ impl Network {
         let due = flit_due(vc, &flit, self.timing.stage_gap);
         if was_empty {
             vc.due_at = due;
+            if vc.state == VcState::Idle {
+                // A head reached the front: its route is the VC's output port from now on.
+                vc.out_port = flit.route;
+            }
         }
-        self.buf[i * depth + slot] = flit;
+        self.buf[slot * n_ivc + i] = flit;
         if was_empty {
             self.wake(r, due);
         }
+    }
+
+    /// Index in `buf` of slot `slot` of input VC `i`.
+    #[inline]
+    pub(crate) fn slot(&self, i: usize, slot: u16) -> usize {
+        slot as usize * self.ivc.len() + i
     }
 
     /// When the front flit of input VC `i` may next act (see [`flit_due`]); `u64::MAX` for an empty VC.
@@ -689,25 +715,34 @@ impl Network {
         if vc.len == 0 {
             return u64::MAX;
         }
-        flit_due(vc, &self.buf[i * self.depth + vc.head as usize], self.timing.stage_gap)
+        flit_due(vc, &self.buf[self.slot(i, vc.head)], self.timing.stage_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
-        let policy = self.nodes[n].drain.unwrap_or(self.default_drain);
+        let node = &self.nodes[n];
+        let policy = node.drain.unwrap_or(self.default_drain);
         let drains = match policy {
             DrainPolicy::Auto => true,
-            DrainPolicy::WhenSourceIdle => self.nodes[n].source.is_empty(),
+            DrainPolicy::WhenSourceIdle => node.source.is_empty(),
             DrainPolicy::Never | DrainPolicy::Manual => false,
         };
         if drains {
-            self.drain_one(n);
+            if let Some((_, flit)) = self.pop_ejected(n) {
+                if flit.is_tail() {
+                    let d = self.finish_packet(flit.packet);
+                    self.delivered.push(d);
+                }
+            }
         }
-        self.inject_one(n, now);
+        if !self.nodes[n].source.is_empty() {
+            self.inject_one(n, now);
+        }
         // Next visit: every cycle while there is something to send (a credit may have come back), and when the
         // next flit reaches an ejection queue this node drains itself.
         let mut next = if self.nodes[n].source.is_empty() { u64::MAX } else { now + 1 };
         if matches!(policy, DrainPolicy::Auto | DrainPolicy::WhenSourceIdle) {
-            for q in n * self.vcs..(n + 1) * self.vcs {
+            let vcs = self.vcs;
+            for q in n * vcs..(n + 1) * vcs {
                 if self.ej_len[q] > 0 {
                     next = next.min(self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival.max(now + 1));
                 }
@@ -777,38 +812,9 @@ impl Network {
     /// Removes the oldest arrived flit from node `n`'s ejection queues (round-robin over VCs) and returns its
     /// credit to the router.
     fn drain_one(&mut self, n: usize) -> Option<EjectedFlit> {
-        let now = self.now;
-        let start = self.nodes[n].drain_rr as usize;
-        let v = (0..self.vcs).map(|k| wrap(start + k, self.vcs)).find(|&v| {
-            let q = n * self.vcs + v;
-            self.ej_len[q] > 0 && self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize].arrival <= now
-        })?;
-        let q = n * self.vcs + v;
-        let flit = self.ej_buf[q * self.eject_depth + self.ej_head[q] as usize];
-        self.ej_head[q] = wrap(self.ej_head[q] as usize + 1, self.eject_depth) as u16;
-        self.ej_len[q] -= 1;
-        self.nodes[n].drain_rr = wrap(v + 1, self.vcs) as u8;
-        let loc = self.node_loc[n];
-        let (router, port) = (loc.router as usize, loc.port as usize);
-        self.return_credit_to_router(router, (router * self.ports + port) * self.vcs + v, now + self.timing.credit_delay);
-        self.flits_in_network -= 1;
-        self.flits_drained += 1;
-        self.last_progress = now;
+        let (v, flit) = self.pop_ejected(n)?;
         let delivery = if flit.is_tail() {
-            let rec = self.packets[flit.packet as usize];
-            let d = Delivery {
-                packet: PacketId(flit.packet),
-                src: NodeId(rec.src),
-                dst: NodeId(rec.dst),
-                flits: rec.len,
-                created: Cycle(rec.created),
-                injected: Cycle(rec.injected),
-                ejected: Cycle(rec.ejected),
-                drained: Cycle(now),
-                payload: rec.payload,
-                tag: rec.tag,
-            };
-            self.free_packets.push(flit.packet);
+            let d = self.finish_packet(flit.packet);
             if self.drain_policy(NodeId(n as u32)) != DrainPolicy::Manual {
                 self.delivered.push(d);
             }
@@ -825,6 +831,52 @@ impl Network {
             arrival: Cycle(flit.arrival),
             delivery,
         })
+    }
+
+    /// Takes the oldest arrived flit out of node `n`'s ejection queues (round-robin over VCs), returns its credit
+    /// to the router and counts it as drained. Gives the VC it came from and the flit.
+    #[inline]
+    fn pop_ejected(&mut self, n: usize) -> Option<(usize, Flit)> {
+        let now = self.now;
+        let (vcs, eject_depth) = (self.vcs, self.eject_depth);
+        let start = self.nodes[n].drain_rr as usize;
+        let v = (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| {
+            let q = n * vcs + v;
+            self.ej_len[q] > 0 && self.ej_buf[q * eject_depth + self.ej_head[q] as usize].arrival <= now
+        })?;
+        let q = n * vcs + v;
+        let head = self.ej_head[q] as usize;
+        let flit = self.ej_buf[q * eject_depth + head];
+        self.ej_len[q] -= 1;
+        // An emptied queue starts again at its first slot, which keeps the slots in use few and warm.
+        self.ej_head[q] = if self.ej_len[q] == 0 { 0 } else { wrap(head + 1, eject_depth) as u16 };
+        self.nodes[n].drain_rr = wrap(v + 1, vcs) as u8;
+        let loc = self.node_loc[n];
+        let (router, port) = (loc.router as usize, loc.port as usize);
+        self.return_credit_to_router(router, (router * self.ports + port) * vcs + v, now + self.timing.credit_delay);
+        self.flits_in_network -= 1;
+        self.flits_drained += 1;
+        self.last_progress = now;
+        Some((v, flit))
+    }
+
+    /// The record of packet `id`, whose tail has just been drained; the id is free for reuse afterwards.
+    fn finish_packet(&mut self, id: u32) -> Delivery {
+        let rec = &self.packets[id as usize];
+        let d = Delivery {
+            packet: PacketId(id),
+            src: NodeId(rec.src),
+            dst: NodeId(rec.dst),
+            flits: rec.len,
+            created: Cycle(rec.created),
+            injected: Cycle(rec.injected),
+            ejected: Cycle(rec.ejected),
+            drained: Cycle(self.now),
+            payload: rec.payload,
+            tag: rec.tag,
+        };
+        self.free_packets.push(id);
+        d
     }
 
     /// Checks the flow-control bookkeeping: for every channel, usable credits + credits in flight + flits in the
@@ -882,7 +934,7 @@ impl Network {
     pub(crate) fn credits_landed(&self, o: usize) -> usize {
         let vc = self.ovc[o];
         let landed = (0..vc.pend_len as usize)
-            .filter(|&k| self.ovc_pending[o * self.credit_ring + wrap(vc.pend_head as usize + k, self.credit_ring)] <= self.now)
+            .filter(|&k| self.ovc_pending[wrap(vc.pend_head as usize + k, self.credit_ring) * self.ovc.len() + o] <= self.now)
             .count();
         vc.credits as usize + landed
     }

@@ -98,6 +98,7 @@ impl Network {
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
 
+        let n_ivc = self.ivc.len();
         // Route computation, and collecting VC and switch requests.
         while due != 0 {
             let local = due.trailing_zeros() as usize;
@@ -105,28 +106,19 @@ impl Network {
             let i = base + local;
             debug_assert!(self.front_due(i) <= now, "a VC was due before its front flit could act");
             let vc = &mut self.ivc[i];
-            match vc.state {
-                VcState::Idle => {
-                    // Route computation ran in the cycle the head reached the front (its arrival, or the cycle after
-                    // the previous tail left); it has no contention, so it is evaluated here, when VC allocation
-                    // is due, saving a visit. The route itself came with the flit.
-                    let flit = &self.buf[i * self.depth + vc.head as usize];
-                    debug_assert!(flit.is_head(), "an idle VC must start with a head flit");
-                    let out = flit.route;
-                    vc.state = VcState::Routed;
-                    vc.out_port = out;
-                    vc.ready_at = now;
-                    va_req[out as usize] |= 1 << local;
-                    va_ports |= 1 << out;
-                }
-                VcState::Routed => {
-                    va_req[vc.out_port as usize] |= 1 << local;
-                    va_ports |= 1 << vc.out_port;
-                }
-                VcState::Active => {
-                    let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
-                    self.bid_or_wait_for_credit(i, o, now, &mut sa_req, local);
-                }
+            if vc.state == VcState::Active {
+                let o = base + vc.out_port as usize * vcs + vc.out_vc as usize;
+                self.bid_or_wait_for_credit(i, o, now, &mut sa_req, local);
+            } else {
+                // Idle: route computation ran in the cycle the head reached the front (its arrival, or the cycle
+                // after the previous tail left); it has no contention, so it is evaluated here, when VC allocation
+                // is due, saving a visit. Its result, the route the head brought along, is already in `out_port`.
+                // Routed: VC allocation again after a loss.
+                debug_assert!(vc.state == VcState::Routed || self.buf[vc.head as usize * n_ivc + i].route == vc.out_port);
+                vc.state = VcState::Routed;
+                let out = vc.out_port as usize;
+                va_req[out] |= 1 << local;
+                va_ports |= 1 << out;
             }
         }
 
@@ -202,7 +194,7 @@ impl Network {
                 if !ONE_VC {
                     self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
                 }
-                self.traverse(r, p, v, now);
+                self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
                 sa_req &= !(1 << (p * vcs + v));
             }
             // Bids that lost go again next cycle.
@@ -238,44 +230,56 @@ impl Network {
         if vc.pend_len == 0 {
             u64::MAX
         } else {
-            self.ovc_pending[o * self.credit_ring + vc.pend_head as usize]
+            self.ovc_pending[vc.pend_head as usize * self.ovc.len() + o]
         }
     }
 
     /// Moves the front flit of input VC (`p`, `v`) of router `r` through the switch onto its output channel.
-    #[inline]
-    fn traverse(&mut self, r: usize, p: usize, v: usize, now: u64) {
-        let (ports, vcs, depth) = (self.ports, self.vcs, self.depth);
-        let i = (r * ports + p) * vcs + v;
+    #[inline(always)]
+    fn traverse<const ONE_VC: bool, const FIVE_PORTS: bool>(&mut self, r: usize, p: usize, v: usize, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let vcs = if ONE_VC { 1 } else { self.vcs };
+        let depth = self.depth;
+        let n_ivc = self.ivc.len();
+        let base = r * ports * vcs;
+        let i = base + p * vcs + v;
         let vc = &mut self.ivc[i];
-        let flit = self.buf[i * depth + vc.head as usize];
-        vc.head = wrap(vc.head as usize + 1, depth) as u16;
+        let head = vc.head as usize;
+        let flit = self.buf[head * n_ivc + i];
         vc.len -= 1;
+        // An emptied buffer starts again at slot 0 (see `Network::buf`).
+        vc.head = if vc.len == 0 { 0 } else { wrap(head + 1, depth) as u16 };
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
-        let o = (r * ports + out_port) * vcs + out_vc;
-        if flit.is_tail() {
+        let tail = flit.is_tail();
+        if tail {
             vc.state = VcState::Idle;
             // The next packet's head may start route computation from the next cycle.
             vc.ready_at = now + 1;
-            self.ovc[o].owner = NO_OWNER;
         }
         // The flit now at the front acts from the next cycle at the earliest.
         vc.due_at = if vc.len == 0 {
             u64::MAX
         } else {
-            flit_due(vc, &self.buf[i * depth + vc.head as usize], self.timing.stage_gap).max(now + 1)
+            let front = &self.buf[vc.head as usize * n_ivc + i];
+            if tail {
+                vc.out_port = front.route;
+            }
+            flit_due(vc, front, self.timing.stage_gap).max(now + 1)
         };
+        let out = &mut self.ovc[base + out_port * vcs + out_vc];
+        out.credits -= 1;
+        if tail {
+            out.owner = NO_OWNER;
+        }
 
         // The freed slot goes back upstream as a credit.
         let credit_at = now + self.timing.traversal + self.timing.credit_delay;
         let up = self.in_link[r * ports + p];
-        if up.router == NO_ROUTER {
-            self.return_credit(up.ovc as usize + v, credit_at);
-        } else {
-            self.return_credit_to_router(up.router as usize, up.ovc as usize + v, credit_at);
+        self.return_credit(up.ovc as usize + v, credit_at);
+        if up.router != NO_ROUTER {
+            self.wake_credit_owner(up.router as usize, ports * vcs, up.ovc as usize + v, credit_at);
         }
 
-        self.ovc[o].credits -= 1;
         self.links.flits[r * ports + out_port] += 1;
         self.last_progress = now;
         let down = self.out_link[r * ports + out_port];
@@ -285,17 +289,17 @@ impl Network {
             let arrival = now + self.timing.to_next_buffer;
             self.push_input(next, down.first as usize + out_vc, Flit { arrival, route, ..flit });
         } else {
-            let node = down.node as usize;
             let q = down.first as usize + out_vc;
             let arrival = now + self.timing.to_eject;
-            debug_assert!((self.ej_len[q] as usize) < self.eject_depth, "ejection queue overflow");
-            let slot = wrap(self.ej_head[q] as usize + self.ej_len[q] as usize, self.eject_depth);
+            let eject_depth = self.eject_depth;
+            debug_assert!((self.ej_len[q] as usize) < eject_depth, "ejection queue overflow");
+            let slot = wrap(self.ej_head[q] as usize + self.ej_len[q] as usize, eject_depth);
             self.ej_len[q] += 1;
-            self.ej_buf[q * self.eject_depth + slot] = Flit { arrival, ..flit };
-            if flit.is_tail() {
+            self.ej_buf[q * eject_depth + slot] = Flit { arrival, ..flit };
+            if tail {
                 self.packets[flit.packet as usize].ejected = arrival;
             }
-            self.wake_node(node, arrival);
+            self.wake_node(down.node as usize, arrival);
         }
     }
 }

@@ -169,7 +169,7 @@ impl Graph<'_> {
                         _ => (vec![], "nothing".into()),
                     };
                 }
-                let flit = net.buf[i * net.depth + vc.head as usize];
+                let flit = net.buf[net.slot(i, vc.head)];
                 let out_port = match vc.state {
                     VcState::Idle => net.route_port(r, net.packets[flit.packet as usize].dst) as usize,
                     _ => vc.out_port as usize,
@@ -248,7 +248,7 @@ impl Graph<'_> {
                 let local = i - r * net.ports * net.vcs;
                 let (x, y) = net.mesh.coords(RouterId(r as u32));
                 let vc = net.ivc[i];
-                let ids = (0..vc.len as usize).map(|k| net.buf[i * net.depth + (vc.head as usize + k) % net.depth].packet).collect();
+                let ids = (0..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k) % net.depth as u16)].packet).collect();
                 BlockedResource {
                     kind: "router_input",
                     router: Some(r as u32),
