@@ -160,9 +160,6 @@ pub(crate) struct NodeState {
     pub inj_rr: u8,
     pub drain_rr: u8,
     pub drain: Option<DrainPolicy>,
-    /// The cycle the node is filed under in the node calendar (`u64::MAX`, or a cycle skipped by
-    /// `skip_idle_to`: not filed).
-    pub wake_at: u64,
     /// Position in `Network::active_nodes` while the source queue is not empty.
     pub active_slot: u32,
 }
@@ -177,7 +174,6 @@ impl Default for NodeState {
             inj_rr: 0,
             drain_rr: 0,
             drain: None,
-            wake_at: u64::MAX,
             active_slot: u32::MAX,
         }
     }
@@ -242,7 +238,11 @@ pub struct Network {
     pub(crate) vcs: usize,
     pub(crate) depth: usize,
     pub(crate) eject_depth: usize,
-    pub(crate) credit_ring: usize,
+    /// Slots per input VC buffer less one: buffers are rings of a power-of-two number of slots (at least
+    /// `depth`; credits keep at most `depth` flits in them), so positions wrap with a mask.
+    pub(crate) buf_mask: usize,
+    /// Slots per credit ring less one (a power of two, like `buf_mask`).
+    pub(crate) credit_mask: usize,
     /// Per input VC (`(router * ports + port) * vcs + vc`).
     pub(crate) ivc: Vec<InputVc>,
     /// Flit slots of the input VC buffers, slot-major: slot `k` of input VC `i` is `buf[k * ivc.len() + i]`. A
@@ -252,7 +252,7 @@ pub struct Network {
     pub(crate) routers: usize,
     /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
     pub(crate) ovc: Vec<OutputVc>,
-    /// Landing cycles of the credits in flight per output VC, a ring of `credit_ring` slots laid out slot-major
+    /// Landing cycles of the credits in flight per output VC, a ring of `credit_mask + 1` slots laid out slot-major
     /// like `buf` (slot `k` of output VC `o` is `ovc_pending[k * ovc.len() + o]`); landed credits are collected
     /// whenever one is returned, so the ring rarely holds more than one or two.
     pub(crate) ovc_pending: Vec<u64>,
@@ -265,9 +265,7 @@ pub struct Network {
     pub(crate) node_loc: Vec<NodeLoc>,
     /// Input port of each bit of a router's occupancy mask.
     pub(crate) port_of_bit: [u8; 64],
-    /// Per router: the cycle it is filed under in `router_calendar` (`u64::MAX`: not filed), the earliest cycle
-    /// at which it may have something to do.
-    pub(crate) wake_at: Vec<u64>,
+    /// Routers and nodes, filed under the cycles at which they may have something to do.
     pub(crate) router_calendar: Calendar,
     pub(crate) node_calendar: Calendar,
     /// Routing decisions precomputed for meshes up to [`ROUTE_TABLE_MAX_ROUTERS`] routers:
@@ -313,7 +311,8 @@ impl Network {
         let nodes = mesh.nodes();
         let n_ivc = routers * ports * vcs;
         let inject_ovc_base = n_ivc;
-        let credit_ring = depth.max(eject_depth);
+        let buf_slots = depth.next_power_of_two();
+        let credit_slots = depth.max(eject_depth).next_power_of_two();
         let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
         let unused = (InLink { router: NO_ROUTER, ovc: u32::MAX }, OutLink { router: NO_ROUTER, first: u32::MAX, node: u32::MAX });
         let mut in_link = vec![unused.0; routers * ports];
@@ -366,11 +365,12 @@ impl Network {
             vcs,
             depth,
             eject_depth,
-            credit_ring,
+            buf_mask: buf_slots - 1,
+            credit_mask: credit_slots - 1,
             ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0, due_at: u64::MAX }; n_ivc],
-            buf: vec![Flit::default(); n_ivc * depth],
+            buf: vec![Flit::default(); n_ivc * buf_slots],
             routers,
-            ovc_pending: vec![0; ovc.len() * credit_ring],
+            ovc_pending: vec![0; ovc.len() * credit_slots],
             ovc,
             inject_ovc_base,
             in_link,
@@ -384,11 +384,10 @@ impl Network {
                 })
                 .collect(),
             port_of_bit,
-            wake_at: vec![u64::MAX; routers],
             // Nothing is filed further ahead than a flit's trip to the next buffer plus its stage gap, or a
             // credit's return.
-            router_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay),
-            node_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay),
+            router_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay, routers),
+            node_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay, nodes),
             route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
@@ -541,25 +540,17 @@ impl Network {
     /// Simulates one cycle. Fails when the deadlock watchdog fires.
     pub fn step(&mut self) -> Result<(), Deadlock> {
         let now = self.now;
-        if self.visit_all {
-            // Everything is visited; each visit files its next wake-up as usual, so the calendars stay valid.
-            let due = self.node_calendar.take(now);
-            self.node_calendar.restore(now, due);
-            for n in 0..self.nodes.len() {
-                self.nodes[n].wake_at = u64::MAX;
+        for k in 0..self.node_calendar.words() {
+            let mut due = self.node_calendar.take(now, k);
+            if self.visit_all {
+                // Everything is visited; each visit files its next wake-up as usual, so the calendar stays valid.
+                due = u64::MAX >> (64 - (self.nodes.len() - 64 * k).min(64));
+            }
+            while due != 0 {
+                let n = 64 * k + due.trailing_zeros() as usize;
+                due &= due - 1;
                 self.step_node(n, now);
             }
-        } else {
-            // An entry whose id has since been refiled for another cycle is stale and skipped.
-            let due = self.node_calendar.take(now);
-            for &n in &due {
-                let n = n as usize;
-                if self.nodes[n].wake_at == now {
-                    self.nodes[n].wake_at = u64::MAX;
-                    self.step_node(n, now);
-                }
-            }
-            self.node_calendar.restore(now, due);
         }
         (self.step_routers)(self, now);
         self.now += 1;
@@ -581,14 +572,8 @@ impl Network {
     /// Node `n` may have something to do at cycle `at` (`u64::MAX`: nothing to do).
     #[inline]
     pub(crate) fn wake_node(&mut self, n: usize, at: u64) {
-        let node = &mut self.nodes[n];
-        // A wake-up cycle in the past was skipped over by `skip_idle_to` (on an idle network, where the visit
-        // would have done nothing): the node is not filed.
-        if at < node.wake_at || node.wake_at < self.now {
-            debug_assert!(self.visit_all || (at >= self.now && at - self.now <= self.node_calendar.span()), "node wake-up out of range");
-            node.wake_at = at;
-            self.node_calendar.file(at, n as u32);
-        }
+        debug_assert!(at == u64::MAX || (at >= self.now && at - self.now <= self.node_calendar.span()), "node wake-up out of range");
+        self.node_calendar.file(at, n);
     }
 
     /// Whether output VC `o` has a usable credit at `now`. Credits in flight are collected only when none is
@@ -603,12 +588,12 @@ impl Network {
 
     /// Moves the credits of output VC `o` that have arrived by `now` to the usable count, and returns it.
     pub(crate) fn collect_credits(&mut self, o: usize, now: u64) -> u16 {
-        let (ring, stride) = (self.credit_ring, self.ovc.len());
+        let (mask, stride) = (self.credit_mask, self.ovc.len());
         let vc = &mut self.ovc[o];
         while vc.pend_len > 0 && self.ovc_pending[vc.pend_head as usize * stride + o] <= now {
             vc.pend_len -= 1;
             // An emptied ring starts again at slot 0 (see `ovc_pending`).
-            vc.pend_head = if vc.pend_len == 0 { 0 } else { wrap(vc.pend_head as usize + 1, ring) as u16 };
+            vc.pend_head = if vc.pend_len == 0 { 0 } else { (vc.pend_head + 1) & mask as u16 };
             vc.credits += 1;
         }
         vc.credits
@@ -620,9 +605,9 @@ impl Network {
         // Collecting the credits that have landed first keeps the ring short (it changes no count of usable
         // credits, only where they are kept).
         self.collect_credits(o, self.now);
-        let (ring, stride) = (self.credit_ring, self.ovc.len());
+        let (mask, stride) = (self.credit_mask, self.ovc.len());
         let vc = &mut self.ovc[o];
-        let slot = wrap(vc.pend_head as usize + vc.pend_len as usize, ring);
+        let slot = (vc.pend_head as usize + vc.pend_len as usize) & mask;
         vc.pend_len += 1;
         self.ovc_pending[slot * stride + o] = at;
     }
@@ -651,11 +636,8 @@ impl Network {
     /// Router `r` may have something to do at cycle `at` (`u64::MAX`: nothing to do).
     #[inline]
     pub(crate) fn wake(&mut self, r: usize, at: u64) {
-        if at < self.wake_at[r] || self.wake_at[r] < self.now {
-            debug_assert!(self.visit_all || (at > self.now && at - self.now <= self.router_calendar.span()), "router wake-up out of range");
-            self.wake_at[r] = at;
-            self.router_calendar.file(at, r as u32);
-        }
+        debug_assert!(at == u64::MAX || self.visit_all || (at > self.now && at - self.now <= self.router_calendar.span()), "router wake-up out of range");
+        self.router_calendar.file(at, r);
     }
 
     /// The output port a head flit at router `r` bound for node `dst` takes.
@@ -682,10 +664,10 @@ impl Network {
     /// Appends a flit to input VC `i` of router `r`.
     #[inline]
     pub(crate) fn push_input(&mut self, r: usize, i: usize, flit: Flit) {
-        let (depth, n_ivc) = (self.depth, self.ivc.len());
+        let (depth, mask, n_ivc) = (self.depth, self.buf_mask, self.ivc.len());
         let vc = &mut self.ivc[i];
         debug_assert!((vc.len as usize) < depth, "credit protocol let a buffer overflow");
-        let slot = wrap(vc.head as usize + vc.len as usize, depth);
+        let slot = (vc.head as usize + vc.len as usize) & mask;
         vc.len += 1;
         let was_empty = vc.len == 1;
         let due = flit_due(vc, &flit, self.timing.stage_gap);
@@ -934,7 +916,7 @@ impl Network {
     pub(crate) fn credits_landed(&self, o: usize) -> usize {
         let vc = self.ovc[o];
         let landed = (0..vc.pend_len as usize)
-            .filter(|&k| self.ovc_pending[wrap(vc.pend_head as usize + k, self.credit_ring) * self.ovc.len() + o] <= self.now)
+            .filter(|&k| self.ovc_pending[((vc.pend_head as usize + k) & self.credit_mask) * self.ovc.len() + o] <= self.now)
             .count();
         vc.credits as usize + landed
     }

@@ -53,24 +53,18 @@ pub(crate) fn step_routers_fn(vcs: usize, stage_gap: u64, ports: usize) -> StepR
 impl Network {
     /// Visits every router filed for cycle `now` (every router, in debug clocking).
     fn step_routers<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, now: u64) {
-        let due = self.router_calendar.take(now);
-        if self.visit_all {
-            // Each visit files its next wake-up as usual, so the calendar stays valid.
-            for r in 0..self.routers {
-                self.wake_at[r] = u64::MAX;
+        for k in 0..self.router_calendar.words() {
+            let mut due = self.router_calendar.take(now, k);
+            if self.visit_all {
+                // Everything is visited; each visit files its next wake-up as usual, so the calendar stays valid.
+                due = u64::MAX >> (64 - (self.routers - 64 * k).min(64));
+            }
+            while due != 0 {
+                let r = 64 * k + due.trailing_zeros() as usize;
+                due &= due - 1;
                 self.step_router::<ONE_VC, GAP, FIVE_PORTS>(r, now);
             }
-        } else {
-            // An entry whose router has since been filed for another cycle is stale and skipped.
-            for &r in &due {
-                let r = r as usize;
-                if self.wake_at[r] == now {
-                    self.wake_at[r] = u64::MAX;
-                    self.step_router::<ONE_VC, GAP, FIVE_PORTS>(r, now);
-                }
-            }
         }
-        self.router_calendar.restore(now, due);
     }
 
     #[inline(always)]
@@ -94,6 +88,74 @@ impl Network {
                 due |= u64::from(vc.due_at <= now) << l;
             }
         }
+        if due.is_power_of_two() {
+            // One VC due (the common case at moderate load): it is the only requester in both allocators.
+            self.step_single_vc::<ONE_VC, GAP, FIVE_PORTS>(r, due.trailing_zeros() as usize, now);
+        } else {
+            self.allocate::<ONE_VC, GAP, FIVE_PORTS>(r, due, now);
+        }
+        let next = self.ivc[base..base + n].iter().fold(u64::MAX, |m, vc| m.min(vc.due_at));
+        self.wake(r, next);
+    }
+
+    /// What the allocators of [`Network::allocate`] do when input VC `local` of router `r` is the only one due:
+    /// it wins whatever it asks for that is free, and the round-robin pointers move past it.
+    #[inline(always)]
+    fn step_single_vc<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, local: usize, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let vcs = if ONE_VC { 1 } else { self.vcs };
+        let n = ports * vcs;
+        let base = r * n;
+        let i = base + local;
+        let (p, v) = if ONE_VC { (local, 0) } else { (local / vcs, local % vcs) };
+        let vc = &mut self.ivc[i];
+        if vc.state != VcState::Active {
+            // Route computation (see `allocate`), then VC allocation: the first free VC of the output port.
+            vc.state = VcState::Routed;
+            let o = vc.out_port as usize;
+            let ob = base + o * vcs;
+            let mut free = 0u64;
+            for (k, ovc) in self.ovc[ob..ob + vcs].iter().enumerate() {
+                free |= u64::from(ovc.owner == NO_OWNER) << k;
+            }
+            let vc = &mut self.ivc[i];
+            if free == 0 {
+                vc.due_at = now + 1;
+                return;
+            }
+            let ov = free.trailing_zeros() as usize;
+            vc.state = VcState::Active;
+            vc.out_vc = ov as u8;
+            vc.ready_at = now + GAP;
+            vc.due_at = now + GAP;
+            self.ovc[ob + ov].owner = local as u16;
+            self.rr_va[r * ports + o] = wrap(local + 1, n) as u8;
+            if GAP != 0 {
+                return;
+            }
+        }
+        // Switch allocation: a bid, if the output VC has a credit, wins both stages.
+        let vc = &self.ivc[i];
+        let out_port = vc.out_port as usize;
+        let mut bids = 0u64;
+        self.bid_or_wait_for_credit(i, base + out_port * vcs + vc.out_vc as usize, now, &mut bids, local);
+        if bids != 0 {
+            self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
+            if !ONE_VC {
+                self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+            }
+            self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
+        }
+    }
+
+    /// Route computation, VC allocation and switch allocation for the VCs of router `r` in `due`.
+    #[inline(always)]
+    fn allocate<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, mut due: u64, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let vcs = if ONE_VC { 1 } else { self.vcs };
+        let n = ports * vcs;
+        let base = r * n;
+        let gap = GAP;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
@@ -204,8 +266,6 @@ impl Network {
                 self.ivc[base + l].due_at = now + 1;
             }
         }
-        let next = self.ivc[base..base + n].iter().fold(u64::MAX, |m, vc| m.min(vc.due_at));
-        self.wake(r, next);
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
@@ -239,8 +299,7 @@ impl Network {
     fn traverse<const ONE_VC: bool, const FIVE_PORTS: bool>(&mut self, r: usize, p: usize, v: usize, now: u64) {
         let ports = if FIVE_PORTS { 5 } else { self.ports };
         let vcs = if ONE_VC { 1 } else { self.vcs };
-        let depth = self.depth;
-        let n_ivc = self.ivc.len();
+        let (mask, n_ivc) = (self.buf_mask, self.ivc.len());
         let base = r * ports * vcs;
         let i = base + p * vcs + v;
         let vc = &mut self.ivc[i];
@@ -248,7 +307,7 @@ impl Network {
         let flit = self.buf[head * n_ivc + i];
         vc.len -= 1;
         // An emptied buffer starts again at slot 0 (see `Network::buf`).
-        vc.head = if vc.len == 0 { 0 } else { wrap(head + 1, depth) as u16 };
+        vc.head = if vc.len == 0 { 0 } else { ((head + 1) & mask) as u16 };
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
         let tail = flit.is_tail();
         if tail {

@@ -248,7 +248,7 @@ impl Graph<'_> {
                 let local = i - r * net.ports * net.vcs;
                 let (x, y) = net.mesh.coords(RouterId(r as u32));
                 let vc = net.ivc[i];
-                let ids = (0..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k) % net.depth as u16)].packet).collect();
+                let ids = (0..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k) & net.buf_mask as u16)].packet).collect();
                 BlockedResource {
                     kind: "router_input",
                     router: Some(r as u32),

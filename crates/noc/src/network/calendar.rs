@@ -5,21 +5,28 @@
 //! buckets. A step then visits exactly the ids filed under the current cycle instead of scanning every busy
 //! router for the ones that are due.
 //!
-//! An id may be filed more than once (its wake-up can move earlier after it was filed); the owner keeps each id's
-//! current wake-up cycle and skips entries that no longer match it, so a bucket never needs searching.
+//! A bucket is a bitmap with one bit per id. Filing sets a bit, so filing twice is harmless and needs no check
+//! of what is already filed (the check was a branch as good as random, taken two or three times per flit hop),
+//! and a step visits the ids in increasing order, as debug clocking does. A wake-up that turns out to have
+//! nothing to do (its cause was handled at an earlier visit, or `Network::skip_idle_to` jumped past the cycle it
+//! was filed for and the ring came round to it) costs a visit that finds nothing due: debug clocking makes such
+//! visits every cycle, and the tests hold both to the same results.
 
-/// Ids to visit, filed by cycle in a ring of `buckets.len()` (a power of two) cycles.
+/// Ids to visit, filed by cycle in a ring of `slots` (a power of two) bitmaps of `words` words each.
 #[derive(Clone, Debug)]
 pub(crate) struct Calendar {
-    buckets: Vec<Vec<u32>>,
+    /// Bit `id % 64` of `bits[slot * words + id / 64]`: `id` is due in a cycle equal to `slot` modulo `slots`.
+    bits: Vec<u64>,
+    words: usize,
     mask: u64,
 }
 
 impl Calendar {
-    /// A wheel for wake-ups at most `span` cycles ahead of the current cycle.
-    pub(crate) fn new(span: u64) -> Calendar {
-        let len = (span + 1).next_power_of_two();
-        Calendar { buckets: vec![Vec::new(); len as usize], mask: len - 1 }
+    /// A wheel for `ids` ids and wake-ups at most `span` cycles ahead of the current cycle.
+    pub(crate) fn new(span: u64, ids: usize) -> Calendar {
+        let slots = (span + 1).next_power_of_two();
+        let words = ids.div_ceil(64).max(1);
+        Calendar { bits: vec![0; slots as usize * words], words, mask: slots - 1 }
     }
 
     /// Cycles ahead of the current one a wake-up may be filed.
@@ -27,27 +34,23 @@ impl Calendar {
         self.mask
     }
 
-    /// Files `id` under cycle `at`.
+    /// Files `id` under cycle `at`; `u64::MAX` (never) files nothing.
     #[inline]
-    pub(crate) fn file(&mut self, at: u64, id: u32) {
-        self.buckets[(at & self.mask) as usize].push(id);
+    pub(crate) fn file(&mut self, at: u64, id: usize) {
+        let word = (at & self.mask) as usize * self.words + id / 64;
+        self.bits[word] |= u64::from(at != u64::MAX) << (id % 64);
     }
 
-    /// Takes the ids filed under cycle `now`; hand the vector back with [`Calendar::restore`] to keep its
-    /// allocation.
+    /// Words of ids per cycle: `take(now, k)` covers ids `64 * k ..`.
     #[inline]
-    pub(crate) fn take(&mut self, now: u64) -> Vec<u32> {
-        std::mem::take(&mut self.buckets[(now & self.mask) as usize])
+    pub(crate) fn words(&self) -> usize {
+        self.words
     }
 
-    /// Returns the (emptied) vector taken for cycle `now`. Ids filed under `now` meanwhile would be a bug: every
-    /// wake-up lies in the future.
+    /// Takes word `k` of the ids filed under cycle `now`, clearing it.
     #[inline]
-    pub(crate) fn restore(&mut self, now: u64, mut ids: Vec<u32>) {
-        let bucket = &mut self.buckets[(now & self.mask) as usize];
-        debug_assert!(bucket.is_empty(), "a wake-up was filed for the current cycle");
-        ids.clear();
-        *bucket = ids;
+    pub(crate) fn take(&mut self, now: u64, k: usize) -> u64 {
+        std::mem::take(&mut self.bits[(now & self.mask) as usize * self.words + k])
     }
 }
 
@@ -57,15 +60,17 @@ mod tests {
 
     #[test]
     fn ids_come_back_in_their_cycle_and_the_ring_wraps() {
-        let mut c = Calendar::new(5);
-        assert_eq!(c.span(), 7);
+        let mut c = Calendar::new(5, 100);
+        assert_eq!((c.span(), c.words()), (7, 2));
         c.file(3, 1);
-        c.file(3, 2);
+        c.file(3, 70);
+        c.file(3, 1);
         c.file(4, 9);
-        assert_eq!(c.take(3), vec![1, 2]);
-        c.restore(3, Vec::new());
+        c.file(u64::MAX, 9);
+        assert_eq!((c.take(3, 0), c.take(3, 1)), (1 << 1, 1 << 6));
+        assert_eq!(c.take(3, 0), 0, "taking clears");
         c.file(11, 5); // 11 = 3 + 8: same bucket, next turn of the ring
-        assert_eq!(c.take(4), vec![9]);
-        assert_eq!(c.take(11), vec![5]);
+        assert_eq!(c.take(4, 0), 1 << 9);
+        assert_eq!(c.take(11, 0), 1 << 5);
     }
 }
