@@ -93,7 +93,9 @@ pub(crate) enum VcState {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InputVc {
+    /// Where the flits behind the front one start in the VC's ring in `Network::buf`.
     pub head: u16,
+    /// Flits held, the front one included.
     pub len: u16,
     pub state: VcState,
     pub out_port: u8,
@@ -103,6 +105,9 @@ pub(crate) struct InputVc {
     pub ready_at: u64,
     /// The earliest cycle at which it may have something to do (see `router`); `u64::MAX` when empty.
     pub due_at: u64,
+    /// The front flit (when `len > 0`). It is the only flit of most VCs that hold one, and every stage reads it,
+    /// so it lives here with the state the router step reads anyway.
+    pub front: Flit,
 }
 
 /// The sender side of a channel: who owns the downstream VC, how many credits are usable, and credits in flight
@@ -238,16 +243,17 @@ pub struct Network {
     pub(crate) vcs: usize,
     pub(crate) depth: usize,
     pub(crate) eject_depth: usize,
-    /// Slots per input VC buffer less one: buffers are rings of a power-of-two number of slots (at least
-    /// `depth`; credits keep at most `depth` flits in them), so positions wrap with a mask.
+    /// Slots per input VC ring less one: rings have a power-of-two number of slots (at least `depth - 1`, as the
+    /// front flit is kept in the VC record and credits keep at most `depth` flits in a VC), so positions wrap
+    /// with a mask.
     pub(crate) buf_mask: usize,
     /// Slots per credit ring less one (a power of two, like `buf_mask`).
     pub(crate) credit_mask: usize,
     /// Per input VC (`(router * ports + port) * vcs + vc`).
     pub(crate) ivc: Vec<InputVc>,
-    /// Flit slots of the input VC buffers, slot-major: slot `k` of input VC `i` is `buf[k * ivc.len() + i]`. A
-    /// buffer that empties starts again at slot 0, so at moderate load nearly every flit sits in a slot 0, and the
-    /// slot 0s of all VCs share a few cache lines (see [`Network::slot`]).
+    /// The flits behind the front one of each input VC, in a ring per VC laid out slot-major: slot `k` of input
+    /// VC `i` is `buf[k * ivc.len() + i]` (see [`Network::slot`]). A ring that empties starts again at slot 0, so
+    /// the few slots in use share cache lines.
     pub(crate) buf: Vec<Flit>,
     pub(crate) routers: usize,
     /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
@@ -311,7 +317,7 @@ impl Network {
         let nodes = mesh.nodes();
         let n_ivc = routers * ports * vcs;
         let inject_ovc_base = n_ivc;
-        let buf_slots = depth.next_power_of_two();
+        let buf_slots = (depth - 1).max(1).next_power_of_two();
         let credit_slots = depth.max(eject_depth).next_power_of_two();
         let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
         let unused = (InLink { router: NO_ROUTER, ovc: u32::MAX }, OutLink { router: NO_ROUTER, first: u32::MAX, node: u32::MAX });
@@ -367,7 +373,7 @@ impl Network {
             eject_depth,
             buf_mask: buf_slots - 1,
             credit_mask: credit_slots - 1,
-            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0, due_at: u64::MAX }; n_ivc],
+            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0, due_at: u64::MAX, front: Flit::default() }; n_ivc],
             buf: vec![Flit::default(); n_ivc * buf_slots],
             routers,
             ovc_pending: vec![0; ovc.len() * credit_slots],
@@ -664,27 +670,27 @@ impl Network {
     /// Appends a flit to input VC `i` of router `r`.
     #[inline]
     pub(crate) fn push_input(&mut self, r: usize, i: usize, flit: Flit) {
-        let (depth, mask, n_ivc) = (self.depth, self.buf_mask, self.ivc.len());
+        let (mask, n_ivc) = (self.buf_mask, self.ivc.len());
         let vc = &mut self.ivc[i];
-        debug_assert!((vc.len as usize) < depth, "credit protocol let a buffer overflow");
-        let slot = (vc.head as usize + vc.len as usize) & mask;
+        debug_assert!((vc.len as usize) < self.depth, "credit protocol let a buffer overflow");
+        let behind = vc.len as usize;
         vc.len += 1;
-        let was_empty = vc.len == 1;
-        let due = flit_due(vc, &flit, self.timing.stage_gap);
-        if was_empty {
+        if behind == 0 {
+            vc.front = flit;
+            let due = flit_due(vc, &flit, self.timing.stage_gap);
             vc.due_at = due;
             if vc.state == VcState::Idle {
                 // A head reached the front: its route is the VC's output port from now on.
                 vc.out_port = flit.route;
             }
-        }
-        self.buf[slot * n_ivc + i] = flit;
-        if was_empty {
             self.wake(r, due);
+        } else {
+            let slot = (vc.head as usize + behind - 1) & mask;
+            self.buf[slot * n_ivc + i] = flit;
         }
     }
 
-    /// Index in `buf` of slot `slot` of input VC `i`.
+    /// Index in `buf` of ring slot `slot` of input VC `i`.
     #[inline]
     pub(crate) fn slot(&self, i: usize, slot: u16) -> usize {
         slot as usize * self.ivc.len() + i
@@ -697,7 +703,7 @@ impl Network {
         if vc.len == 0 {
             return u64::MAX;
         }
-        flit_due(vc, &self.buf[self.slot(i, vc.head)], self.timing.stage_gap)
+        flit_due(vc, &vc.front, self.timing.stage_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
@@ -757,20 +763,20 @@ impl Network {
                 v as u8
             }
         };
-        let rec = self.packets[pid as usize];
+        let (len, dst) = (self.packets[pid as usize].len, self.packets[pid as usize].dst);
         let seq = self.nodes[n].inj_seq;
         let mut flags = 0;
         if seq == 0 {
             flags |= HEAD;
         }
-        if seq + 1 == rec.len {
+        if seq + 1 == len {
             flags |= TAIL;
         }
         self.ovc[base + vc as usize].credits -= 1;
         let loc = self.node_loc[n];
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
-        let route = if seq == 0 { self.route_port(router, rec.dst) } else { 0 };
+        let route = if seq == 0 { self.route_port(router, dst) } else { 0 };
         self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags, route });
         self.flits_in_network += 1;
         self.last_progress = now;
@@ -821,11 +827,16 @@ impl Network {
     fn pop_ejected(&mut self, n: usize) -> Option<(usize, Flit)> {
         let now = self.now;
         let (vcs, eject_depth) = (self.vcs, self.eject_depth);
-        let start = self.nodes[n].drain_rr as usize;
-        let v = (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| {
-            let q = n * vcs + v;
-            self.ej_len[q] > 0 && self.ej_buf[q * eject_depth + self.ej_head[q] as usize].arrival <= now
-        })?;
+        let arrived = |q: usize| self.ej_len[q] > 0 && self.ej_buf[q * eject_depth + self.ej_head[q] as usize].arrival <= now;
+        let v = if vcs == 1 {
+            if !arrived(n) {
+                return None;
+            }
+            0
+        } else {
+            let start = self.nodes[n].drain_rr as usize;
+            (0..vcs).map(|k| wrap(start + k, vcs)).find(|&v| arrived(n * vcs + v))?
+        };
         let q = n * vcs + v;
         let head = self.ej_head[q] as usize;
         let flit = self.ej_buf[q * eject_depth + head];

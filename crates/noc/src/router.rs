@@ -91,6 +91,8 @@ impl Network {
         if due.is_power_of_two() {
             // One VC due (the common case at moderate load): it is the only requester in both allocators.
             self.step_single_vc::<ONE_VC, GAP, FIVE_PORTS>(r, due.trailing_zeros() as usize, now);
+        } else if ONE_VC {
+            self.allocate_one_vc::<GAP, FIVE_PORTS>(r, due, now);
         } else {
             self.allocate::<ONE_VC, GAP, FIVE_PORTS>(r, due, now);
         }
@@ -148,6 +150,75 @@ impl Network {
         }
     }
 
+    /// [`Network::allocate`] for one VC per port, where a VC is its port: requests are kept as one byte per output
+    /// port (bit `p`: input port `p` asks for it), and the switch allocator's input stage has nothing to choose.
+    #[inline(always)]
+    fn allocate_one_vc<const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, mut due: u64, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let base = r * ports;
+        let mut va_req = 0u64;
+        let mut sa_req = 0u64;
+        while due != 0 {
+            let p = due.trailing_zeros() as usize;
+            due &= due - 1;
+            let vc = &mut self.ivc[base + p];
+            let o = vc.out_port as usize;
+            if vc.state == VcState::Active {
+                let mut bid = 0;
+                self.bid_or_wait_for_credit(base + p, base + o, now, &mut bid, p);
+                sa_req |= bid << (8 * o);
+            } else {
+                // Route computation (its result is already in `out_port`, see `allocate`), then VC allocation.
+                vc.state = VcState::Routed;
+                va_req |= 1 << (8 * o + p);
+            }
+        }
+        // VC allocation: a free output VC goes to the requester next in round-robin order.
+        while va_req != 0 {
+            let o = va_req.trailing_zeros() as usize / 8;
+            let mut pending = (va_req >> (8 * o)) & 0xff;
+            va_req &= !(0xff << (8 * o));
+            if self.ovc[base + o].owner == NO_OWNER {
+                let pick = round_robin_pick(pending, u32::from(self.rr_va[base + o])) as usize;
+                pending &= !(1 << pick);
+                self.ovc[base + o].owner = pick as u16;
+                let v = &mut self.ivc[base + pick];
+                v.state = VcState::Active;
+                v.out_vc = 0;
+                v.ready_at = now + GAP;
+                v.due_at = now + GAP;
+                self.rr_va[base + o] = wrap(pick + 1, ports) as u8;
+                if GAP == 0 {
+                    let mut bid = 0;
+                    self.bid_or_wait_for_credit(base + pick, base + o, now, &mut bid, pick);
+                    sa_req |= bid << (8 * o);
+                }
+            }
+            // Lost VC allocation: try again next cycle.
+            while pending != 0 {
+                let l = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                self.ivc[base + l].due_at = now + 1;
+            }
+        }
+        // Switch allocation: each output port takes the bidder next in round-robin order, which traverses.
+        while sa_req != 0 {
+            let o = sa_req.trailing_zeros() as usize / 8;
+            let mut bids = (sa_req >> (8 * o)) & 0xff;
+            sa_req &= !(0xff << (8 * o));
+            let p = round_robin_pick(bids, u32::from(self.rr_sa_out[base + o])) as usize;
+            bids &= !(1 << p);
+            self.rr_sa_out[base + o] = wrap(p + 1, ports) as u8;
+            self.traverse::<true, FIVE_PORTS>(r, p, 0, now);
+            // Bids that lost go again next cycle.
+            while bids != 0 {
+                let l = bids.trailing_zeros() as usize;
+                bids &= bids - 1;
+                self.ivc[base + l].due_at = now + 1;
+            }
+        }
+    }
+
     /// Route computation, VC allocation and switch allocation for the VCs of router `r` in `due`.
     #[inline(always)]
     fn allocate<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, mut due: u64, now: u64) {
@@ -160,7 +231,6 @@ impl Network {
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
 
-        let n_ivc = self.ivc.len();
         // Route computation, and collecting VC and switch requests.
         while due != 0 {
             let local = due.trailing_zeros() as usize;
@@ -176,7 +246,7 @@ impl Network {
                 // after the previous tail left); it has no contention, so it is evaluated here, when VC allocation
                 // is due, saving a visit. Its result, the route the head brought along, is already in `out_port`.
                 // Routed: VC allocation again after a loss.
-                debug_assert!(vc.state == VcState::Routed || self.buf[vc.head as usize * n_ivc + i].route == vc.out_port);
+                debug_assert!(vc.state == VcState::Routed || vc.front.route == vc.out_port);
                 vc.state = VcState::Routed;
                 let out = vc.out_port as usize;
                 va_req[out] |= 1 << local;
@@ -303,11 +373,8 @@ impl Network {
         let base = r * ports * vcs;
         let i = base + p * vcs + v;
         let vc = &mut self.ivc[i];
-        let head = vc.head as usize;
-        let flit = self.buf[head * n_ivc + i];
+        let flit = vc.front;
         vc.len -= 1;
-        // An emptied buffer starts again at slot 0 (see `Network::buf`).
-        vc.head = if vc.len == 0 { 0 } else { ((head + 1) & mask) as u16 };
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
         let tail = flit.is_tail();
         if tail {
@@ -319,11 +386,14 @@ impl Network {
         vc.due_at = if vc.len == 0 {
             u64::MAX
         } else {
-            let front = &self.buf[vc.head as usize * n_ivc + i];
+            // The next flit moves up from the ring; an emptied ring starts again at slot 0 (see `Network::buf`).
+            let head = vc.head as usize;
+            vc.front = self.buf[head * n_ivc + i];
+            vc.head = if vc.len > 1 { ((head + 1) & mask) as u16 } else { 0 };
             if tail {
-                vc.out_port = front.route;
+                vc.out_port = vc.front.route;
             }
-            flit_due(vc, front, self.timing.stage_gap).max(now + 1)
+            flit_due(vc, &vc.front, self.timing.stage_gap).max(now + 1)
         };
         let out = &mut self.ovc[base + out_port * vcs + out_vc];
         out.credits -= 1;

@@ -312,6 +312,8 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
     let mut overflowed = false;
     let mut zero_load_sum = 0u64;
     let flits = u64::from(spec.packet_flits);
+    // Router coordinates of every node, for the zero-load latency of each delivered packet.
+    let node_xy: Vec<(u32, u32)> = (0..nodes as u32).map(|n| mesh.coords(mesh.router_of(NodeId(n)))).collect();
     let mut now = 0u64;
     loop {
         if now == window_start {
@@ -336,7 +338,7 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
                 _ => rng.random_range(0..nodes as u32),
             };
             let k = next_net[src] as usize;
-            next_net[src] = (next_net[src] + 1) % spec.networks;
+            next_net[src] = if next_net[src] + 1 == spec.networks { 0 } else { next_net[src] + 1 };
             nets[k].enqueue(NodeId(src as u32), NodeId(dst), spec.packet_flits, 0, if in_window { MEASURED } else { 0 });
             if in_window {
                 measured += 1;
@@ -352,7 +354,8 @@ pub fn run_rate(spec: &TrafficSpec, rate: f64, progress: &mut dyn FnMut(f64)) ->
             for d in net.take_delivered() {
                 if d.tag == MEASURED {
                     delivered_measured += 1;
-                    let routers = u64::from(mesh.hops(mesh.router_of(d.src), mesh.router_of(d.dst))) + 1;
+                    let ((sx, sy), (dx, dy)) = (node_xy[d.src.0 as usize], node_xy[d.dst.0 as usize]);
+                    let routers = u64::from(sx.abs_diff(dx) + sy.abs_diff(dy)) + 1;
                     zero_load_sum += spec.network.zero_load_latency(routers, u64::from(d.flits));
                     packet_latency.record(d.packet_latency());
                     network_latency.record(d.network_latency());

@@ -169,7 +169,7 @@ impl Graph<'_> {
                         _ => (vec![], "nothing".into()),
                     };
                 }
-                let flit = net.buf[net.slot(i, vc.head)];
+                let flit = vc.front;
                 let out_port = match vc.state {
                     VcState::Idle => net.route_port(r, net.packets[flit.packet as usize].dst) as usize,
                     _ => vc.out_port as usize,
@@ -248,7 +248,9 @@ impl Graph<'_> {
                 let local = i - r * net.ports * net.vcs;
                 let (x, y) = net.mesh.coords(RouterId(r as u32));
                 let vc = net.ivc[i];
-                let ids = (0..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k) & net.buf_mask as u16)].packet).collect();
+                // The front flit, then the ring behind it.
+                let behind = (1..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k - 1) & net.buf_mask as u16)].packet);
+                let ids = (vc.len > 0).then_some(vc.front.packet).into_iter().chain(behind).collect();
                 BlockedResource {
                     kind: "router_input",
                     router: Some(r as u32),
