@@ -118,6 +118,9 @@ pub(crate) struct OutputVc {
     pub credits: u16,
     pub pend_head: u16,
     pub pend_len: u16,
+    /// The first cycle whose VC allocation may hand the VC out again: the cycle after its last tail left. (VC
+    /// allocation can be evaluated after that cycle's traversals, see `router`.)
+    pub free_from: u64,
 }
 
 /// A packet while it is in flight.
@@ -209,11 +212,12 @@ pub(crate) struct Timing {
 
 /// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
 /// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
-/// otherwise.
+/// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + stage_gap`, together with the
+/// switch bids of that cycle (see `router`), so the head of an idle VC is due then.
 #[inline]
 pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64) -> u64 {
     match vc.state {
-        VcState::Idle => flit.arrival.max(vc.ready_at) + stage_gap,
+        VcState::Idle => flit.arrival.max(vc.ready_at) + 2 * stage_gap,
         VcState::Routed => vc.ready_at,
         VcState::Active if flit.is_head() => vc.ready_at,
         VcState::Active => flit.arrival + stage_gap,
@@ -319,7 +323,8 @@ impl Network {
         let inject_ovc_base = n_ivc;
         let buf_slots = (depth - 1).max(1).next_power_of_two();
         let credit_slots = depth.max(eject_depth).next_power_of_two();
-        let mut ovc = vec![OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0 }; n_ivc + nodes * vcs];
+        let idle_ovc = OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0, free_from: 0 };
+        let mut ovc = vec![idle_ovc; n_ivc + nodes * vcs];
         let unused = (InLink { router: NO_ROUTER, ovc: u32::MAX }, OutLink { router: NO_ROUTER, first: u32::MAX, node: u32::MAX });
         let mut in_link = vec![unused.0; routers * ports];
         let mut out_link = vec![unused.1; routers * ports];
@@ -373,7 +378,20 @@ impl Network {
             eject_depth,
             buf_mask: buf_slots - 1,
             credit_mask: credit_slots - 1,
-            ivc: vec![InputVc { head: 0, len: 0, state: VcState::Idle, out_port: 0, out_vc: 0, waiting_credit: false, ready_at: 0, due_at: u64::MAX, front: Flit::default() }; n_ivc],
+            ivc: vec![
+                InputVc {
+                    head: 0,
+                    len: 0,
+                    state: VcState::Idle,
+                    out_port: 0,
+                    out_vc: 0,
+                    waiting_credit: false,
+                    ready_at: 0,
+                    due_at: u64::MAX,
+                    front: Flit::default(),
+                };
+                n_ivc
+            ],
             buf: vec![Flit::default(); n_ivc * buf_slots],
             routers,
             ovc_pending: vec![0; ovc.len() * credit_slots],
@@ -642,7 +660,10 @@ impl Network {
     /// Router `r` may have something to do at cycle `at` (`u64::MAX`: nothing to do).
     #[inline]
     pub(crate) fn wake(&mut self, r: usize, at: u64) {
-        debug_assert!(at == u64::MAX || self.visit_all || (at > self.now && at - self.now <= self.router_calendar.span()), "router wake-up out of range");
+        debug_assert!(
+            at == u64::MAX || self.visit_all || (at > self.now && at - self.now <= self.router_calendar.span()),
+            "router wake-up out of range"
+        );
         self.router_calendar.file(at, r);
     }
 

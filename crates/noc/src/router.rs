@@ -15,13 +15,21 @@
 //! router sleeps until the earliest of its VCs' due times, and a visit looks only at the VCs that are due. Debug
 //! clocking instead derives every VC's due time from its state each cycle, and the tests require the same results.
 //!
+//! With `4stage`, VC allocation of cycle `t` is evaluated in the router's visit of cycle `t + 1`, just before the
+//! switch bids of `t + 1`, which include the VCs it grants. That is exact: the allocation reads only the router's
+//! own state as of cycle `t` (which VCs requested, which output VCs were free), and nothing that happens in between
+//! can change that state: flits and credits from elsewhere are stamped later, and an output VC freed by a tail in
+//! cycle `t` carries `free_from = t + 1`, so it is not handed out by that allocation. A lone head then costs one
+//! visit per router, not two: the visit of `a + 2` allocates its VC (for `a + 1`) and lets it bid.
+//!
 //! Both allocators are separable and round-robin: VC allocation grants free output VCs of each output port to
 //! requesters in round-robin order; switch allocation first picks one VC per input port, then one input per output
 //! port, and moves a pointer only when its choice is granted.
 
 use crate::config::MAX_CONCENTRATION;
-use crate::network::{flit_due, wrap, Flit, Network, VcState, NO_OWNER, NO_ROUTER};
+use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
 use crate::topology::MESH_PORTS;
+use std::collections::HashMap;
 
 pub(crate) const MAX_PORTS: usize = MESH_PORTS + MAX_CONCENTRATION as usize;
 
@@ -31,6 +39,24 @@ pub(crate) const MAX_PORTS: usize = MESH_PORTS + MAX_CONCENTRATION as usize;
 pub(crate) fn round_robin_pick(mask: u64, start: u32) -> u32 {
     debug_assert!(mask != 0 && start < 64);
     (mask.rotate_right(start).trailing_zeros() + start) & 63
+}
+
+/// The VC allocation of the last simulated cycle, which with `4stage` is applied only in the next visits (see the
+/// module docs): the input VCs it changes (by index) and the output VCs it hands out (index to owning input VC).
+#[derive(Debug, Default)]
+pub(crate) struct PendingAllocation {
+    pub vcs: HashMap<usize, InputVc>,
+    pub owners: HashMap<usize, u16>,
+}
+
+/// Which of the output VCs `ovcs` (bit per VC) the VC allocation of cycle `cycle` may hand out.
+#[inline(always)]
+fn free_vcs(ovcs: &[OutputVc], cycle: u64) -> u64 {
+    let mut free = 0u64;
+    for (v, ovc) in ovcs.iter().enumerate() {
+        free |= u64::from(ovc.owner == NO_OWNER && ovc.free_from <= cycle) << v;
+    }
+    free
 }
 
 /// Visits the routers due in one cycle, specialised for one configuration class (chosen once per network).
@@ -103,7 +129,12 @@ impl Network {
     /// What the allocators of [`Network::allocate`] do when input VC `local` of router `r` is the only one due:
     /// it wins whatever it asks for that is free, and the round-robin pointers move past it.
     #[inline(always)]
-    fn step_single_vc<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, local: usize, now: u64) {
+    fn step_single_vc<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(
+        &mut self,
+        r: usize,
+        local: usize,
+        now: u64,
+    ) {
         let ports = if FIVE_PORTS { 5 } else { self.ports };
         let vcs = if ONE_VC { 1 } else { self.vcs };
         let n = ports * vcs;
@@ -112,14 +143,12 @@ impl Network {
         let (p, v) = if ONE_VC { (local, 0) } else { (local / vcs, local % vcs) };
         let vc = &mut self.ivc[i];
         if vc.state != VcState::Active {
-            // Route computation (see `allocate`), then VC allocation: the first free VC of the output port.
+            // Route computation (see `allocate`), then VC allocation (of cycle `now - GAP`, see the module
+            // docs): the first free VC of the output port. A granted VC bids for the switch right away.
             vc.state = VcState::Routed;
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
-            let mut free = 0u64;
-            for (k, ovc) in self.ovc[ob..ob + vcs].iter().enumerate() {
-                free |= u64::from(ovc.owner == NO_OWNER) << k;
-            }
+            let free = free_vcs(&self.ovc[ob..ob + vcs], now - GAP);
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
@@ -128,13 +157,10 @@ impl Network {
             let ov = free.trailing_zeros() as usize;
             vc.state = VcState::Active;
             vc.out_vc = ov as u8;
-            vc.ready_at = now + GAP;
-            vc.due_at = now + GAP;
+            vc.ready_at = now;
+            vc.due_at = now;
             self.ovc[ob + ov].owner = local as u16;
             self.rr_va[r * ports + o] = wrap(local + 1, n) as u8;
-            if GAP != 0 {
-                return;
-            }
         }
         // Switch allocation: a bid, if the output VC has a credit, wins both stages.
         let vc = &self.ivc[i];
@@ -173,26 +199,25 @@ impl Network {
                 va_req |= 1 << (8 * o + p);
             }
         }
-        // VC allocation: a free output VC goes to the requester next in round-robin order.
+        // VC allocation (of cycle `now - GAP`, see the module docs): a free output VC goes to the requester next
+        // in round-robin order, which bids for the switch right away.
         while va_req != 0 {
             let o = va_req.trailing_zeros() as usize / 8;
             let mut pending = (va_req >> (8 * o)) & 0xff;
             va_req &= !(0xff << (8 * o));
-            if self.ovc[base + o].owner == NO_OWNER {
+            if free_vcs(&self.ovc[base + o..base + o + 1], now - GAP) != 0 {
                 let pick = round_robin_pick(pending, u32::from(self.rr_va[base + o])) as usize;
                 pending &= !(1 << pick);
                 self.ovc[base + o].owner = pick as u16;
                 let v = &mut self.ivc[base + pick];
                 v.state = VcState::Active;
                 v.out_vc = 0;
-                v.ready_at = now + GAP;
-                v.due_at = now + GAP;
+                v.ready_at = now;
+                v.due_at = now;
                 self.rr_va[base + o] = wrap(pick + 1, ports) as u8;
-                if GAP == 0 {
-                    let mut bid = 0;
-                    self.bid_or_wait_for_credit(base + pick, base + o, now, &mut bid, pick);
-                    sa_req |= bid << (8 * o);
-                }
+                let mut bid = 0;
+                self.bid_or_wait_for_credit(base + pick, base + o, now, &mut bid, pick);
+                sa_req |= bid << (8 * o);
             }
             // Lost VC allocation: try again next cycle.
             while pending != 0 {
@@ -254,15 +279,13 @@ impl Network {
             }
         }
 
-        // VC allocation: each output port hands its free VCs to requesters in round-robin order.
+        // VC allocation (of cycle `now - GAP`, see the module docs): each output port hands its free VCs to
+        // requesters in round-robin order; a granted VC bids for the switch right away.
         while va_ports != 0 {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-            let mut free = 0u64;
-            for (v, ovc) in self.ovc[ob..ob + vcs].iter().enumerate() {
-                free |= u64::from(ovc.owner == NO_OWNER) << v;
-            }
+            let mut free = free_vcs(&self.ovc[ob..ob + vcs], now - gap);
             let mut pending = va_req[o];
             let start = u32::from(self.rr_va[r * ports + o]);
             let mut last = None;
@@ -275,11 +298,9 @@ impl Network {
                 let v = &mut self.ivc[base + pick];
                 v.state = VcState::Active;
                 v.out_vc = ov as u8;
-                v.ready_at = now + gap;
-                v.due_at = now + gap;
-                if gap == 0 {
-                    self.bid_or_wait_for_credit(base + pick, ob + ov, now, &mut sa_req, pick);
-                }
+                v.ready_at = now;
+                v.due_at = now;
+                self.bid_or_wait_for_credit(base + pick, ob + ov, now, &mut sa_req, pick);
                 last = Some(pick);
             }
             if let Some(pick) = last {
@@ -336,6 +357,45 @@ impl Network {
                 self.ivc[base + l].due_at = now + 1;
             }
         }
+    }
+
+    /// What the VC allocation of the last simulated cycle decides but the routers apply only in their next visits
+    /// (nothing with `1stage`, which allocates in the cycle itself). Reports taken between steps apply it, so they
+    /// describe the state as if each allocation had run in its own cycle.
+    pub(crate) fn pending_allocation(&self) -> PendingAllocation {
+        let mut out = PendingAllocation::default();
+        if self.timing.stage_gap == 0 || self.now == 0 {
+            return out;
+        }
+        let (ports, vcs) = (self.ports, self.vcs);
+        let n = ports * vcs;
+        for r in 0..self.routers {
+            let base = r * n;
+            let mut va_req = [0u64; MAX_PORTS];
+            for l in 0..n {
+                let vc = self.ivc[base + l];
+                if vc.len > 0 && vc.state != VcState::Active && self.front_due(base + l) <= self.now {
+                    va_req[vc.out_port as usize] |= 1 << l;
+                    out.vcs.insert(base + l, InputVc { state: VcState::Routed, ..vc });
+                }
+            }
+            for (o, &requests) in va_req.iter().enumerate().take(ports) {
+                let ob = base + o * vcs;
+                let (mut pending, mut free) = (requests, free_vcs(&self.ovc[ob..ob + vcs], self.now - 1));
+                let start = u32::from(self.rr_va[r * ports + o]);
+                while free != 0 && pending != 0 {
+                    let pick = round_robin_pick(pending, start) as usize;
+                    pending &= !(1 << pick);
+                    let ov = free.trailing_zeros() as usize;
+                    free &= free - 1;
+                    out.owners.insert(ob + ov, pick as u16);
+                    let vc = out.vcs.get_mut(&(base + pick)).expect("a requester");
+                    vc.state = VcState::Active;
+                    vc.out_vc = ov as u8;
+                }
+            }
+        }
+        out
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
@@ -399,6 +459,7 @@ impl Network {
         out.credits -= 1;
         if tail {
             out.owner = NO_OWNER;
+            out.free_from = now + 1;
         }
 
         // The freed slot goes back upstream as a credit.

@@ -12,7 +12,8 @@
 //!
 //! A queue of a node that never drains is a dead end, and then the report gives the chain that ends there.
 
-use crate::network::{DrainPolicy, Network, VcState, NO_OWNER};
+use crate::network::{DrainPolicy, InputVc, Network, VcState, NO_OWNER};
+use crate::router::PendingAllocation;
 use crate::topology::MESH_PORTS;
 use crate::types::{NodeId, PortId, RouterId};
 use serde::Serialize;
@@ -121,9 +122,19 @@ impl fmt::Display for DeadlockReport {
 
 struct Graph<'a> {
     net: &'a Network,
+    /// Applied on top of `net`, so the report shows the VC allocation of the last cycle as done.
+    pending: PendingAllocation,
 }
 
 impl Graph<'_> {
+    fn ivc(&self, i: usize) -> InputVc {
+        self.pending.vcs.get(&i).copied().unwrap_or(self.net.ivc[i])
+    }
+
+    fn owner(&self, o: usize) -> u16 {
+        self.pending.owners.get(&o).copied().unwrap_or(self.net.ovc[o].owner)
+    }
+
     fn router_of_ivc(&self, i: usize) -> usize {
         i / (self.net.ports * self.net.vcs)
     }
@@ -138,7 +149,7 @@ impl Graph<'_> {
             return Some(Vertex::Inject(net.mesh.node_at(RouterId(r as u32), PortId(p as u8))?.0 as usize));
         }
         let up = net.in_link[r * net.ports + p].ovc as usize + v;
-        let owner = net.ovc[up].owner;
+        let owner = self.owner(up);
         (owner != NO_OWNER).then(|| {
             let up_router = up / (net.ports * net.vcs);
             Vertex::Input(up_router * net.ports * net.vcs + owner as usize)
@@ -160,7 +171,7 @@ impl Graph<'_> {
         let net = self.net;
         match v {
             Vertex::Input(i) => {
-                let vc = net.ivc[i];
+                let vc = self.ivc(i);
                 let r = self.router_of_ivc(i);
                 let base = r * net.ports * net.vcs;
                 if vc.len == 0 {
@@ -184,7 +195,7 @@ impl Graph<'_> {
                     return (vec![], "the switch".into());
                 }
                 let owners: Vec<Vertex> = (0..net.vcs)
-                    .map(|ov| net.ovc[base + out_port * net.vcs + ov].owner)
+                    .map(|ov| self.owner(base + out_port * net.vcs + ov))
                     .filter(|&o| o != NO_OWNER)
                     .map(|o| Vertex::Input(base + o as usize))
                     .collect();
@@ -247,7 +258,7 @@ impl Graph<'_> {
                 let r = self.router_of_ivc(i);
                 let local = i - r * net.ports * net.vcs;
                 let (x, y) = net.mesh.coords(RouterId(r as u32));
-                let vc = net.ivc[i];
+                let vc = self.ivc(i);
                 // The front flit, then the ring behind it.
                 let behind = (1..vc.len).map(|k| net.buf[net.slot(i, (vc.head + k - 1) & net.buf_mask as u16)].packet);
                 let ids = (vc.len > 0).then_some(vc.front.packet).into_iter().chain(behind).collect();
@@ -359,7 +370,7 @@ impl Graph<'_> {
 
 /// Builds the report for a network that has stopped moving.
 pub(crate) fn diagnose(net: &Network) -> DeadlockReport {
-    let graph = Graph { net };
+    let graph = Graph { net, pending: net.pending_allocation() };
     let mut starts: Vec<Vertex> = (0..net.nodes.len()).filter(|&n| !net.nodes[n].source.is_empty()).map(Vertex::Inject).collect();
     starts.extend((0..net.ivc.len()).filter(|&i| net.ivc[i].len > 0).map(Vertex::Input));
     starts.extend((0..net.ej_len.len()).filter(|&q| net.ej_len[q] > 0).map(Vertex::Eject));
