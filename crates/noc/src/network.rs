@@ -6,7 +6,7 @@
 //! then. Credits travel back the same way, stamped with their arrival cycle. Because every value written into
 //! another router is stamped with a later cycle, the order in which routers are visited within a cycle cannot
 //! change the result, which is what lets [`Network::step`] visit only the routers and nodes that have work due.
-//! Who is due when is kept in a timing wheel ([`calendar`]), so a step costs nothing for idle routers.
+//! Who is due when is kept in a timing wheel (the `calendar` module), so a step costs nothing for idle routers.
 
 mod calendar;
 
@@ -111,13 +111,18 @@ pub(crate) struct InputVc {
 }
 
 /// The sender side of a channel: who owns the downstream VC, how many credits are usable, and credits in flight
-/// back (a ring of arrival cycles).
+/// back (their landing cycles: the oldest here, the others in a ring in `Network::ovc_pending`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct OutputVc {
     pub owner: u16,
     pub credits: u16,
+    /// Where the credits in flight behind the oldest one start in the ring.
     pub pend_head: u16,
+    /// Credits in flight, the oldest included.
     pub pend_len: u16,
+    /// When the oldest credit in flight lands (if `pend_len > 0`). Usually it is the only one, so returning and
+    /// collecting credits seldom needs the ring.
+    pub first_landing: u64,
     /// The first cycle whose VC allocation may hand the VC out again: the cycle after its last tail left. (VC
     /// allocation can be evaluated after that cycle's traversals, see `router`.)
     pub free_from: u64,
@@ -262,9 +267,9 @@ pub struct Network {
     pub(crate) routers: usize,
     /// Output VCs: routers first (`(router * ports + port) * vcs + vc`), then injection (`base + node * vcs + vc`).
     pub(crate) ovc: Vec<OutputVc>,
-    /// Landing cycles of the credits in flight per output VC, a ring of `credit_mask + 1` slots laid out slot-major
-    /// like `buf` (slot `k` of output VC `o` is `ovc_pending[k * ovc.len() + o]`); landed credits are collected
-    /// whenever one is returned, so the ring rarely holds more than one or two.
+    /// Landing cycles of the credits in flight per output VC behind the oldest one, a ring of `credit_mask + 1`
+    /// slots laid out slot-major like `buf` (slot `k` of output VC `o` is `ovc_pending[k * ovc.len() + o]`);
+    /// landed credits are collected whenever one is returned, so the ring is seldom used.
     pub(crate) ovc_pending: Vec<u64>,
     pub(crate) inject_ovc_base: usize,
     /// Per (router, port): the channel feeding this input port (where its credits go back to).
@@ -323,7 +328,8 @@ impl Network {
         let inject_ovc_base = n_ivc;
         let buf_slots = (depth - 1).max(1).next_power_of_two();
         let credit_slots = depth.max(eject_depth).next_power_of_two();
-        let idle_ovc = OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0, free_from: 0 };
+        let idle_ovc =
+            OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0, first_landing: 0, free_from: 0 };
         let mut ovc = vec![idle_ovc; n_ivc + nodes * vcs];
         let unused = (InLink { router: NO_ROUTER, ovc: u32::MAX }, OutLink { router: NO_ROUTER, first: u32::MAX, node: u32::MAX });
         let mut in_link = vec![unused.0; routers * ports];
@@ -614,11 +620,15 @@ impl Network {
     pub(crate) fn collect_credits(&mut self, o: usize, now: u64) -> u16 {
         let (mask, stride) = (self.credit_mask, self.ovc.len());
         let vc = &mut self.ovc[o];
-        while vc.pend_len > 0 && self.ovc_pending[vc.pend_head as usize * stride + o] <= now {
-            vc.pend_len -= 1;
-            // An emptied ring starts again at slot 0 (see `ovc_pending`).
-            vc.pend_head = if vc.pend_len == 0 { 0 } else { (vc.pend_head + 1) & mask as u16 };
+        while vc.pend_len > 0 && vc.first_landing <= now {
             vc.credits += 1;
+            vc.pend_len -= 1;
+            if vc.pend_len > 0 {
+                // The next one moves up from the ring; an emptied ring starts again at slot 0 (see `ovc_pending`).
+                let head = vc.pend_head as usize;
+                vc.first_landing = self.ovc_pending[head * stride + o];
+                vc.pend_head = if vc.pend_len > 1 { ((head + 1) & mask) as u16 } else { 0 };
+            }
         }
         vc.credits
     }
@@ -631,9 +641,13 @@ impl Network {
         self.collect_credits(o, self.now);
         let (mask, stride) = (self.credit_mask, self.ovc.len());
         let vc = &mut self.ovc[o];
-        let slot = (vc.pend_head as usize + vc.pend_len as usize) & mask;
+        if vc.pend_len == 0 {
+            vc.first_landing = at;
+        } else {
+            let slot = (vc.pend_head as usize + vc.pend_len as usize - 1) & mask;
+            self.ovc_pending[slot * stride + o] = at;
+        }
         vc.pend_len += 1;
-        self.ovc_pending[slot * stride + o] = at;
     }
 
     /// Sends a credit back to output VC `o` of router `r` and makes sure the router looks at it when it lands.
@@ -947,9 +961,8 @@ impl Network {
     /// unlike [`Network::collect_credits`]).
     pub(crate) fn credits_landed(&self, o: usize) -> usize {
         let vc = self.ovc[o];
-        let landed = (0..vc.pend_len as usize)
-            .filter(|&k| self.ovc_pending[((vc.pend_head as usize + k) & self.credit_mask) * self.ovc.len() + o] <= self.now)
-            .count();
+        let ring = (1..vc.pend_len as usize).map(|k| self.ovc_pending[((vc.pend_head as usize + k - 1) & self.credit_mask) * self.ovc.len() + o]);
+        let landed = (vc.pend_len > 0).then_some(vc.first_landing).into_iter().chain(ring).filter(|&at| at <= self.now).count();
         vc.credits as usize + landed
     }
 }

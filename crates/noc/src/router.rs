@@ -24,7 +24,11 @@
 //!
 //! Both allocators are separable and round-robin: VC allocation grants free output VCs of each output port to
 //! requesters in round-robin order; switch allocation first picks one VC per input port, then one input per output
-//! port, and moves a pointer only when its choice is granted.
+//! port, and moves a pointer only when its choice is granted. Two shortcuts compute exactly what they would: a VC
+//! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port the
+//! requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
+//! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
+//! the router holding it, looked up when it was sent there.
 
 use crate::config::MAX_CONCENTRATION;
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
@@ -416,11 +420,11 @@ impl Network {
     /// When the next credit in flight on output VC `o` lands (`u64::MAX` if none is in flight).
     #[inline]
     fn next_credit(&self, o: usize) -> u64 {
-        let vc = self.ovc[o];
+        let vc = &self.ovc[o];
         if vc.pend_len == 0 {
             u64::MAX
         } else {
-            self.ovc_pending[vc.pend_head as usize * self.ovc.len() + o]
+            vc.first_landing
         }
     }
 
