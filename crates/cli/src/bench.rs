@@ -29,6 +29,10 @@ pub enum BenchCommand {
         /// Measurement window per point, in cycles.
         #[arg(long, default_value_t = 20_000)]
         measure: u64,
+        /// Runs per point (each its own process); the fastest is reported, the one least disturbed by whatever
+        /// else the machine is doing. Every run simulates exactly the same cycles.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+        runs: u32,
     },
     /// Core simulation speed in simulated million instructions per second (MIPS), aggregated over all cores, for
     /// a compute kernel on one core and on every core of a chip, plus debug clocking for comparison.
@@ -129,7 +133,7 @@ fn point(mesh: MeshSize, rate: f64, measure: u64, visit_all: bool) -> Result<()>
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchCommand::Point { mesh, rate, measure, visit_all } => point(mesh, rate, measure, visit_all),
-        BenchCommand::Noc { csv, measure } => noc_speed(&csv, measure),
+        BenchCommand::Noc { csv, measure, runs } => noc_speed(&csv, measure, runs),
         BenchCommand::Cores { program, chip, rounds, csv } => core_speed(&program, &chip, &rounds, &csv),
     }
 }
@@ -182,7 +186,7 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
     write_csv(csv_path, &results)
 }
 
-fn noc_speed(csv_path: &std::path::Path, measure: u64) -> Result<()> {
+fn noc_speed(csv_path: &std::path::Path, measure: u64, runs: u32) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the nocmsg executable")?;
     let mut configs: Vec<(&str, f64, bool)> = Vec::new();
     for mesh in ["8x8", "16x16"] {
@@ -195,16 +199,23 @@ fn noc_speed(csv_path: &std::path::Path, measure: u64) -> Result<()> {
     let mut results = Vec::new();
     println!("{:>6} {:>5} {:>9} {:>12} {:>8} {:>16} {:>9} {:>8}", "mesh", "rate", "clocking", "cycles", "seconds", "node-cycles/s", "peak MiB", "accepted");
     for (mesh, rate, visit_all) in configs {
-        let mut cmd = std::process::Command::new(&exe);
-        cmd.args(["bench", "point", "--mesh", mesh, "--rate", &rate.to_string(), "--measure", &measure.to_string()]);
-        if visit_all {
-            cmd.arg("--visit-all");
+        let mut best: Option<PointResult> = None;
+        for _ in 0..runs {
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.args(["bench", "point", "--mesh", mesh, "--rate", &rate.to_string(), "--measure", &measure.to_string()]);
+            if visit_all {
+                cmd.arg("--visit-all");
+            }
+            let out = cmd.output().context("cannot run a benchmark point")?;
+            if !out.status.success() {
+                bail!("benchmark point {mesh} @ {rate} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+            }
+            let r: PointResult = serde_json::from_slice(&out.stdout).context("benchmark point printed no result")?;
+            if best.as_ref().is_none_or(|b| r.node_cycles_per_second > b.node_cycles_per_second) {
+                best = Some(r);
+            }
         }
-        let out = cmd.output().context("cannot run a benchmark point")?;
-        if !out.status.success() {
-            bail!("benchmark point {mesh} @ {rate} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
-        }
-        let r: PointResult = serde_json::from_slice(&out.stdout).context("benchmark point printed no result")?;
+        let r = best.expect("at least one run");
         println!(
             "{:>6} {:>5} {:>9} {:>12} {:>8.3} {:>16.0} {:>9.1} {:>8.4}",
             r.mesh, r.rate, r.clocking, r.simulated_cycles, r.wall_seconds, r.node_cycles_per_second, r.peak_rss_mib, r.accepted_rate
