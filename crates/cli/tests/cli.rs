@@ -1,5 +1,7 @@
 //! Runs the real `nocmsg` binary in a temporary directory.
 
+mod common;
+use common::*;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -7,24 +9,12 @@ fn nocmsg(args: &[&str], dir: &std::path::Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(dir).output().expect("nocmsg runs")
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nocmsg-cli-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
-fn show(out: &Output) -> String {
-    format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status.code(), text(&out.stdout), text(&out.stderr))
-}
 
 #[test]
 fn the_issue_command_line_writes_json_and_csv() {
-    let dir = tempdir("contract");
+    let dir = scratch("contract");
     let out = nocmsg(
         &[
             "traffic", "--mesh", "8x8", "--pattern", "uniform", "--rates", "0.05:0.25:0.1", "--packet-flits", "1",
@@ -61,7 +51,7 @@ fn the_issue_command_line_writes_json_and_csv() {
 
 #[test]
 fn same_seed_gives_a_byte_identical_csv_also_with_debug_clocking_and_parallel_jobs() {
-    let dir = tempdir("determinism");
+    let dir = scratch("determinism");
     let args = ["traffic", "--mesh", "4x4", "--rates", "0.1:0.4:0.1", "--measure", "2000", "--pattern", "transpose", "-q"];
     let run = |extra: &[&str], csv: &str| {
         let mut all: Vec<&str> = args.to_vec();
@@ -80,7 +70,7 @@ fn same_seed_gives_a_byte_identical_csv_also_with_debug_clocking_and_parallel_jo
 
 #[test]
 fn bad_arguments_get_one_error_line_and_exit_code_2() {
-    let dir = tempdir("errors");
+    let dir = scratch("errors");
     let cases: &[(&[&str], &str)] = &[
         (&["traffic", "--rate", "0.1", "--pattern", "zigzag"], "zigzag"),
         (&["traffic", "--rate", "0.1", "--mesh", "0x8"], "at least 1"),
@@ -110,7 +100,7 @@ fn bad_arguments_get_one_error_line_and_exit_code_2() {
 
 #[test]
 fn deadlock_demo_reports_the_cycle_and_exits_3() {
-    let dir = tempdir("deadlock");
+    let dir = scratch("deadlock");
     let out = nocmsg(&["deadlock-demo", "--json", "report.json"], &dir);
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     let err = text(&out.stderr);
@@ -137,7 +127,7 @@ fn help_lists_the_commands() {
 /// NOCMSG_UPDATE_GOLDEN=1 and say why in the commit.
 #[test]
 fn traffic_results_match_the_golden_files() {
-    let dir = tempdir("golden");
+    let dir = scratch("golden");
     let golden_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let cases: &[(&str, &[&str])] = &[
         (

@@ -6,7 +6,9 @@
 //!
 //! Nothing is skipped: a missing cross compiler or native wrapper fails the build step with its message.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::*;
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
@@ -14,34 +16,11 @@ use std::sync::OnceLock;
 const NATIVE_RANKS: &[usize] = &[1, 2, 3, 4, 8];
 const SEEDS_PREFIX: &str = "libnocmsg random patterns: 100 seeds, ";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
 
-fn chip(name: &str) -> String {
-    root().join("chips").join(format!("{name}.toml")).display().to_string()
-}
 
-/// A fresh, empty scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nocmsg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
-fn show(out: &Output) -> String {
-    format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status.code(), text(&out.stdout), text(&out.stderr))
-}
 
-fn run_checked(cmd: &mut Command, what: &str) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(out.status.success(), "{what} failed\n{}", show(&out));
-}
 
 /// The suite's sources: every `.c` file in tests/lib, in a fixed order.
 fn sources() -> Vec<PathBuf> {

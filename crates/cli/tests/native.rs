@@ -3,6 +3,8 @@
 //! timeout handling, signals to the launcher, pinning, tagged output, bad usage, and that no shared-memory file and
 //! no rank outlives a job in any of these cases.
 
+mod common;
+use common::*;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -129,13 +131,6 @@ int main(void) {
 }
 "#;
 
-/// A fresh, empty scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nocmsg-native-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Builds the C programs once per test run.
 fn builds() -> &'static PathBuf {
@@ -162,18 +157,7 @@ fn program(name: &str) -> String {
     builds().join(name).display().to_string()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
-fn show(out: &Output) -> String {
-    format!(
-        "--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
 
 /// A launcher that fails to stop its ranks would hang the test; `--timeout` on every job that should end by itself
 /// much sooner turns that into a failure.

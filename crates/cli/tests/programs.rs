@@ -2,46 +2,25 @@
 //! picolibc, installed by `make test`), run with `nocmsg run`, checked against golden output, against the same
 //! programs built natively, against debug clocking, and for precise fault reports.
 
+mod common;
+use common::*;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 const PROGRAMS: &[&str] =
     &["hello", "sort", "crc32", "matmul_int", "matmul_double", "recursion", "malloc", "printf_double", "readfile", "exitcode"];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
 
 fn programs_dir() -> PathBuf {
     root().join("tests/programs")
 }
 
-fn chip(name: &str) -> String {
-    root().join("chips").join(format!("{name}.toml")).display().to_string()
-}
 
-/// A fresh, empty scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nocmsg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
-fn show(out: &Output) -> String {
-    format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status.code(), text(&out.stdout), text(&out.stderr))
-}
 
-fn run_checked(cmd: &mut Command, what: &str) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(out.status.success(), "{what} failed\n{}", show(&out));
-}
 
 /// Builds every test program once per test run, for the simulator and natively.
 fn builds() -> &'static PathBuf {
