@@ -85,24 +85,31 @@ static inline int nocmsg_port_poll(int *src)
     return 1;
 }
 
+/* Pulls words of `src` into [p, end) while they are next in the receive FIFO: `on_empty` is where `bnr` goes when
+ * nothing has arrived ("2f": stop; "1b": a branch to itself, i.e. sleep until a word arrives). Leaves p past the
+ * last word taken. */
+#define NOCMSG_PIMP_PULL(on_empty, p, end, src)                                                                 \
+    do {                                                                                                        \
+        uint64_t s_, w_;                                                                                        \
+        __asm__ volatile("1:\n\t"                                                                               \
+                         ".insn b CUSTOM_1, 3, x0, x0, " on_empty "\n\t" /* bnr */                               \
+                         ".insn r CUSTOM_0, 2, 0, %[s], x0, x0\n\t"        /* src */                               \
+                         "bne %[s], %[want], 2f\n\t"                                                           \
+                         ".insn r CUSTOM_0, 1, 0, %[w], x0, x0\n\t" /* recv */                                     \
+                         "sd %[w], 0(%[p])\n\t"                                                                \
+                         "addi %[p], %[p], 8\n\t"                                                              \
+                         "bne %[p], %[end], 1b\n"                                                               \
+                         "2:"                                                                                   \
+                         : [p] "+r"(p), [s] "=&r"(s_), [w] "=&r"(w_)                                           \
+                         : [want] "r"((uint64_t)(src)), [end] "r"(end)                                         \
+                         : "memory");                                                                           \
+    } while (0)
+
 static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
 {
     uint64_t *p = words, *end = words + n;
-    uint64_t s, w, want = (uint64_t)src;
-    if (p == end)
-        return 0;
-    __asm__ volatile("1:\n\t"
-                     ".insn b CUSTOM_1, 3, x0, x0, 2f\n\t" /* bnr: nothing arrived, stop */
-                     ".insn r CUSTOM_0, 2, 0, %[s], x0, x0\n\t" /* src */
-                     "bne %[s], %[want], 2f\n\t"
-                     ".insn r CUSTOM_0, 1, 0, %[w], x0, x0\n\t" /* recv */
-                     "sd %[w], 0(%[p])\n\t"
-                     "addi %[p], %[p], 8\n\t"
-                     "bne %[p], %[end], 1b\n"
-                     "2:"
-                     : [p] "+r"(p), [s] "=&r"(s), [w] "=&r"(w)
-                     : [want] "r"(want), [end] "r"(end)
-                     : "memory");
+    if (p != end)
+        NOCMSG_PIMP_PULL("2f", p, end, src);
     return (size_t)(p - words);
 }
 
@@ -111,21 +118,8 @@ static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
 static inline size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n)
 {
     uint64_t *p = words, *end = words + n;
-    uint64_t s, w, want = (uint64_t)src;
-    if (p == end)
-        return 0;
-    __asm__ volatile("1:\n\t"
-                     ".insn b CUSTOM_1, 3, x0, x0, 1b\n\t" /* bnr to itself: sleep until a word arrives */
-                     ".insn r CUSTOM_0, 2, 0, %[s], x0, x0\n\t"
-                     "bne %[s], %[want], 2f\n\t"
-                     ".insn r CUSTOM_0, 1, 0, %[w], x0, x0\n\t"
-                     "sd %[w], 0(%[p])\n\t"
-                     "addi %[p], %[p], 8\n\t"
-                     "bne %[p], %[end], 1b\n"
-                     "2:"
-                     : [p] "+r"(p), [s] "=&r"(s), [w] "=&r"(w)
-                     : [want] "r"(want), [end] "r"(end)
-                     : "memory");
+    if (p != end)
+        NOCMSG_PIMP_PULL("1b", p, end, src);
     return (size_t)(p - words);
 }
 

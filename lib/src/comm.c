@@ -111,13 +111,21 @@ static int agree_id(struct comm *c, int *id)
     return err;
 }
 
-int nocmsg_comm_rank(nocmsg_comm comm, int *rank)
+/* The live communicator behind a handle, or the error a call on it returns. */
+static int live_comm(nocmsg_comm comm, struct comm **c)
 {
     if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
         return NOCMSG_ERR_NOT_INITIALIZED;
-    struct comm *c = nocmsg_comm_get(comm);
-    if (!c)
-        return NOCMSG_ERR_COMM;
+    *c = nocmsg_comm_get(comm);
+    return *c ? NOCMSG_SUCCESS : NOCMSG_ERR_COMM;
+}
+
+int nocmsg_comm_rank(nocmsg_comm comm, int *rank)
+{
+    struct comm *c;
+    int err = live_comm(comm, &c);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (!rank)
         return NOCMSG_ERR_ARG;
     *rank = c->rank;
@@ -126,11 +134,10 @@ int nocmsg_comm_rank(nocmsg_comm comm, int *rank)
 
 int nocmsg_comm_size(nocmsg_comm comm, int *size)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
-    struct comm *c = nocmsg_comm_get(comm);
-    if (!c)
-        return NOCMSG_ERR_COMM;
+    struct comm *c;
+    int err = live_comm(comm, &c);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (!size)
         return NOCMSG_ERR_ARG;
     *size = c->size;
@@ -139,11 +146,10 @@ int nocmsg_comm_size(nocmsg_comm comm, int *size)
 
 int nocmsg_comm_world_rank(nocmsg_comm comm, int rank, int *world_rank)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
-    struct comm *c = nocmsg_comm_get(comm);
-    if (!c)
-        return NOCMSG_ERR_COMM;
+    struct comm *c;
+    int err = live_comm(comm, &c);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (!world_rank)
         return NOCMSG_ERR_ARG;
     if (rank < 0 || rank >= c->size)
@@ -154,14 +160,14 @@ int nocmsg_comm_world_rank(nocmsg_comm comm, int rank, int *world_rank)
 
 int nocmsg_comm_dup(nocmsg_comm comm, nocmsg_comm *newcomm)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
-    struct comm *c = nocmsg_comm_get(comm);
-    if (!c)
-        return NOCMSG_ERR_COMM;
+    struct comm *c;
+    int err = live_comm(comm, &c);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (!newcomm)
         return NOCMSG_ERR_ARG;
-    int id, err = agree_id(c, &id);
+    int id;
+    err = agree_id(c, &id);
     if (err == NOCMSG_SUCCESS)
         err = comm_make(id, c->world_of, c->size);
     *newcomm = err == NOCMSG_SUCCESS ? id : NOCMSG_COMM_NULL;
@@ -182,17 +188,17 @@ static int by_key_then_rank(const void *a, const void *b)
 
 int nocmsg_comm_split(nocmsg_comm comm, int color, int key, nocmsg_comm *newcomm)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
-    struct comm *c = nocmsg_comm_get(comm);
-    if (!c)
-        return NOCMSG_ERR_COMM;
+    struct comm *c;
+    int err = live_comm(comm, &c);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (!newcomm || (color < 0 && color != NOCMSG_UNDEFINED))
         return NOCMSG_ERR_ARG;
     struct split_entry mine = {color, key, c->rank};
     struct split_entry *all = malloc(sizeof mine * (size_t)c->size);
     int *members = malloc(sizeof(int) * (size_t)c->size);
-    int id = -1, err = all && members ? NOCMSG_SUCCESS : NOCMSG_ERR_NO_MEM;
+    int id = -1;
+    err = all && members ? NOCMSG_SUCCESS : NOCMSG_ERR_NO_MEM;
     if (err == NOCMSG_SUCCESS)
         err = allgather(c, &mine, all, sizeof mine);
     /* Every member takes part in agreeing on the id, even one that ends up in no communicator. */

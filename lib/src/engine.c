@@ -15,6 +15,17 @@
 #include <string.h>
 
 struct engine nocmsg_eng;
+
+/* Appends `item` to the singly linked queue (head, tail) through its `next` field. */
+#define QUEUE_APPEND(head, tail, item)                                                                          \
+    do {                                                                                                        \
+        (item)->next = NULL;                                                                                    \
+        if (tail)                                                                                               \
+            (tail)->next = (item);                                                                              \
+        else                                                                                                    \
+            (head) = (item);                                                                                    \
+        (tail) = (item);                                                                                        \
+    } while (0)
 #define eng nocmsg_eng
 
 int nocmsg_engine_init(int size)
@@ -104,12 +115,7 @@ static int tx_enqueue(int dest, const uint64_t *head, int nhead, const void *pay
     p->bytes = bytes;
     p->words_sent = 0;
     p->req = req;
-    p->next = NULL;
-    if (eng.tx_tail)
-        eng.tx_tail->next = p;
-    else
-        eng.tx_head = p;
-    eng.tx_tail = p;
+    QUEUE_APPEND(eng.tx_head, eng.tx_tail, p);
     return NOCMSG_SUCCESS;
 }
 
@@ -222,7 +228,6 @@ static int truncation(const struct nocmsg_request_s *r)
 static void send_cts(struct nocmsg_request_s *r, int src, uint64_t sender_req)
 {
     uint64_t h[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), sender_req, (uint64_t)(uintptr_t)r};
-    r->rendezvous_started = 1;
     if (tx_send(src, h, 3, NULL, 0, NULL) != NOCMSG_SUCCESS)
         nocmsg_engine_complete(r, NOCMSG_ERR_NO_MEM);
 }
@@ -257,7 +262,6 @@ static void ux_deliver(struct unexpected *u, struct nocmsg_request_s *r)
     size_t n = u->bytes < r->bytes ? u->bytes : r->bytes;
     if (n)
         memcpy(r->buf, u->data, n);
-    r->pending = NULL;
     nocmsg_engine_complete(r, truncation(r));
     free(u->data);
     free(u);
@@ -281,34 +285,17 @@ void nocmsg_engine_recv(struct nocmsg_request_s *r)
             /* Still arriving: it completes r when its last word lands. */
             ux_remove(u);
             u->matched = r;
-            r->pending = u;
         }
         return;
     }
-    r->next = NULL;
-    if (eng.posted_tail)
-        eng.posted_tail->next = r;
-    else
-        eng.posted_head = r;
-    eng.posted_tail = r;
+    QUEUE_APPEND(eng.posted_head, eng.posted_tail, r);
 }
 
 /* ---- receiving -------------------------------------------------------------------------------------- */
 
-static void ux_append(struct unexpected *u)
-{
-    u->next = NULL;
-    if (eng.ux_tail)
-        eng.ux_tail->next = u;
-    else
-        eng.ux_head = u;
-    eng.ux_tail = u;
-}
-
 /* The packet from src is complete. */
-static void rx_finish(int src, struct rx *x)
+static void rx_finish(struct rx *x)
 {
-    (void)src;
     if (x->req) {
         nocmsg_engine_complete(x->req, truncation(x->req));
     } else if (x->ux) {
@@ -323,11 +310,11 @@ static void rx_finish(int src, struct rx *x)
 }
 
 /* Sets up the payload phase of an EAGER or DATA packet into req (or into a new unexpected entry). */
-static void rx_begin_payload(int src, struct rx *x)
+static void rx_begin_payload(struct rx *x)
 {
     x->received = 0;
     if ((x->msg_bytes + 7) / 8 == 0)
-        rx_finish(src, x);
+        rx_finish(x);
     else
         x->phase = RX_PAYLOAD;
 }
@@ -359,12 +346,12 @@ static void rx_header(int src, struct rx *x)
             u->tag = tag;
             u->bytes = x->msg_bytes;
             u->data = data;
-            ux_append(u);
+            QUEUE_APPEND(eng.ux_head, eng.ux_tail, u);
             x->ux = u;
             x->dst = data;
             x->dst_bytes = x->msg_bytes;
         }
-        rx_begin_payload(src, x);
+        rx_begin_payload(x);
         return;
     }
     case PK_RTS: {
@@ -385,7 +372,7 @@ static void rx_header(int src, struct rx *x)
             u->bytes = bytes;
             u->sender_req = sender_req;
             u->complete = 1;
-            ux_append(u);
+            QUEUE_APPEND(eng.ux_head, eng.ux_tail, u);
         }
         x->phase = RX_HEADER;
         return;
@@ -404,7 +391,7 @@ static void rx_header(int src, struct rx *x)
         x->msg_bytes = r->msg_bytes;
         x->dst = r->buf;
         x->dst_bytes = r->bytes;
-        rx_begin_payload(src, x);
+        rx_begin_payload(x);
         return;
     }
     default:
@@ -493,7 +480,7 @@ static void rx_feed_from(int src, int have_header)
         }
         if (!rx_payload(src, x))
             return;
-        rx_finish(src, x);
+        rx_finish(x);
     }
 }
 
@@ -537,7 +524,6 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
     struct nocmsg_request_s r;
     r.done = 0;
     r.user_freed = 0;
-    r.on_stack = 1;
     r.error = NOCMSG_SUCCESS;
     if (tx_enqueue(dest, NULL, 0, buf, bytes, &r) != NOCMSG_SUCCESS)
         return NOCMSG_ERR_NO_MEM;
@@ -564,7 +550,6 @@ __attribute__((noinline)) int nocmsg_engine_recv_rest(int src, void *buf, size_t
     struct nocmsg_request_s r;
     r.done = 0;
     r.user_freed = 0;
-    r.on_stack = 1;
     r.bytes = cap;
     r.msg_bytes = len;
     x->req = &r;

@@ -42,7 +42,6 @@ struct nocmsg_request_s {
     int kind;
     int done;
     int error;
-    int on_stack;      /* owned by a blocking call, never freed */
     int user_freed;    /* nocmsg_request_free on an active request: free on completion */
     int ctx;
     nocmsg_comm comm;
@@ -51,9 +50,7 @@ struct nocmsg_request_s {
     void *buf;
     size_t bytes;      /* send: length; recv: capacity */
     size_t msg_bytes;  /* recv: length of the matched message */
-    int rendezvous_started;
     nocmsg_status status;
-    struct unexpected *pending; /* recv matched to an unexpected message still arriving */
     struct nocmsg_request_s *next; /* posted-receive queue */
 };
 

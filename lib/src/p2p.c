@@ -65,11 +65,8 @@ static inline int prepare(struct nocmsg_request_s *r, int kind, const void *buf,
     r->kind = kind;
     r->done = 0;
     r->error = NOCMSG_SUCCESS;
-    r->on_stack = 0;
     r->user_freed = 0;
     r->msg_bytes = 0;
-    r->rendezvous_started = 0;
-    r->pending = NULL;
     r->next = NULL;
     r->status.error = NOCMSG_SUCCESS;
     r->status.count_bytes = 0;
@@ -106,7 +103,6 @@ __attribute__((noinline, cold)) static int blocking(int kind, int sync, const vo
         err = start(&r, sync);
     if (err != NOCMSG_SUCCESS)
         return err;
-    r.on_stack = 1;
     while (!r.done)
         nocmsg_engine_block();
     if (status)
@@ -467,7 +463,6 @@ int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struc
 {
     struct nocmsg_request_s r = {0};
     r.kind = REQ_SEND;
-    r.on_stack = 1;
     r.ctx = c->ctx + 1;
     r.peer = c->world_of[dest];
     r.tag = tag;
@@ -485,7 +480,6 @@ int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm 
 {
     struct nocmsg_request_s r = {0};
     r.kind = REQ_RECV;
-    r.on_stack = 1;
     r.comm = NOCMSG_COMM_NULL;
     r.ctx = c->ctx + 1;
     r.peer = c->world_of[src];
