@@ -174,8 +174,32 @@ int nocmsg_get_count(const nocmsg_status *status, nocmsg_datatype type, int *cou
 /* Runs the progress engine once (moves pending messages along without blocking). */
 int nocmsg_progress(void);
 
+/* Internal, not part of the API: whether a blocking send or receive may bypass the progress engine and go straight
+ * to the network interface (the fast paths in p2p.c and nocmsg_inline.h). Each field is the number of world ranks
+ * when it may, and 0 when it may not, so that one unsigned comparison with the peer's rank checks both. */
+struct nocmsg_fast_state {
+    unsigned send_ranks; /* 0 when packets are queued to send (a new one must go behind them) or the library is down */
+    unsigned recv_ranks; /* 0 also when receives are posted, messages are unexpected or a packet is partly taken */
+};
+extern struct nocmsg_fast_state nocmsg__fast;
+/* The eager limit of the PIMP port (lib/ports/pimp.h), which nocmsg_inline.h tests at compile time. */
+#define NOCMSG__PIMP_EAGER_LIMIT 512
+/* The header word of an EAGER message on NOCMSG_COMM_WORLD (lib/src/internal.h describes the format). */
+#define NOCMSG__EAGER_HDR(tag, bytes) (1u | ((uint64_t)(uint32_t)(tag) << 16) | ((uint64_t)(bytes) << 40))
+/* Where the inline fast paths hand over when they cannot finish on their own. */
+int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent);
+int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got, nocmsg_status *status);
+int nocmsg__recv_handoff(int src, uint64_t hdr, void *buf, int count, nocmsg_datatype type, int source, int tag,
+                         nocmsg_comm comm, nocmsg_status *status);
+
 #ifdef __cplusplus
 }
+#endif
+
+/* On simulated PIMP chips, blocking send and receive on NOCMSG_COMM_WORLD with constant datatype and tag are
+ * inlined (define NOCMSG_NO_INLINE to call the library instead). */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_NO_INLINE)
+#include "nocmsg_inline.h"
 #endif
 
 #endif /* NOCMSG_H */

@@ -1,9 +1,10 @@
 /*
  * pimp.h: the port for PIMP's register-level send/receive FIFOs (simulated chips with ni.kind = "pimp").
  *
- * Every word is one send or recv instruction, so everything here is inline and the loops are written in
- * assembly: they decide the cycles per word that the benchmarks report (7 to push, 9 to pull). Waiting uses a
- * branch to itself, which the simulator turns into sleep. Included by port.h when building for the simulator.
+ * Every word is one send or recv instruction, so everything here is inline; the word loops are the assembly ones
+ * of nocmsg_pimp.h (6 cycles per word to push, 8 to pull), which the inline fast paths of nocmsg_inline.h use
+ * too. Waiting uses a branch to itself, which the simulator turns into sleep. Included by port.h when building
+ * for the simulator.
  */
 #ifndef NOCMSG_PORT_PIMP_H
 #define NOCMSG_PORT_PIMP_H
@@ -31,21 +32,7 @@ static inline const char *nocmsg_port_kind(void)
 
 static inline size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
 {
-    const uint64_t *p = words, *end = words + n;
-    uint64_t w, d = (uint64_t)dest;
-    if (p == end)
-        return 0;
-    __asm__ volatile("1:\n\t"
-                     ".insn b CUSTOM_1, 1, x0, x0, 2f\n\t" /* bns: send FIFO full, stop */
-                     "ld %[w], 0(%[p])\n\t"
-                     "addi %[p], %[p], 8\n\t"
-                     ".insn r CUSTOM_0, 0, 0, x0, %[d], %[w]\n\t" /* send */
-                     "bne %[p], %[end], 1b\n"
-                     "2:"
-                     : [p] "+r"(p), [w] "=&r"(w)
-                     : [d] "r"(d), [end] "r"(end)
-                     : "memory");
-    return (size_t)(p - words);
+    return (size_t)(nocmsg_pimp_send_words((uint64_t)dest, words, words + n) - words);
 }
 
 /* One word: 1 if the send FIFO took it. */
@@ -85,42 +72,16 @@ static inline int nocmsg_port_poll(int *src)
     return 1;
 }
 
-/* Pulls words of `src` into [p, end) while they are next in the receive FIFO: `on_empty` is where `bnr` goes when
- * nothing has arrived ("2f": stop; "1b": a branch to itself, i.e. sleep until a word arrives). Leaves p past the
- * last word taken. */
-#define NOCMSG_PIMP_PULL(on_empty, p, end, src)                                                                 \
-    do {                                                                                                        \
-        uint64_t s_, w_;                                                                                        \
-        __asm__ volatile("1:\n\t"                                                                               \
-                         ".insn b CUSTOM_1, 3, x0, x0, " on_empty "\n\t" /* bnr */                               \
-                         ".insn r CUSTOM_0, 2, 0, %[s], x0, x0\n\t"        /* src */                               \
-                         "bne %[s], %[want], 2f\n\t"                                                           \
-                         ".insn r CUSTOM_0, 1, 0, %[w], x0, x0\n\t" /* recv */                                     \
-                         "sd %[w], 0(%[p])\n\t"                                                                \
-                         "addi %[p], %[p], 8\n\t"                                                              \
-                         "bne %[p], %[end], 1b\n"                                                               \
-                         "2:"                                                                                   \
-                         : [p] "+r"(p), [s] "=&r"(s_), [w] "=&r"(w_)                                           \
-                         : [want] "r"((uint64_t)(src)), [end] "r"(end)                                         \
-                         : "memory");                                                                           \
-    } while (0)
-
 static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
 {
-    uint64_t *p = words, *end = words + n;
-    if (p != end)
-        NOCMSG_PIMP_PULL("2f", p, end, src);
-    return (size_t)(p - words);
+    return (size_t)(nocmsg_pimp_recv_words((uint64_t)src, words, words + n, 0) - words);
 }
 
 /* Like nocmsg_port_pull, but waits (asleep) for words that have not arrived yet; stops early only when a word
  * from another source is next. */
 static inline size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n)
 {
-    uint64_t *p = words, *end = words + n;
-    if (p != end)
-        NOCMSG_PIMP_PULL("1b", p, end, src);
-    return (size_t)(p - words);
+    return (size_t)(nocmsg_pimp_recv_words((uint64_t)src, words, words + n, 1) - words);
 }
 
 static inline void nocmsg_port_wait(int sending)
@@ -138,7 +99,7 @@ static inline void nocmsg_port_wait(int sending)
 
 static inline size_t nocmsg_port_eager_limit(void)
 {
-    return 512;
+    return NOCMSG__PIMP_EAGER_LIMIT;
 }
 
 static inline double nocmsg_port_wtime(void)

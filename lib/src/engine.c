@@ -15,6 +15,7 @@
 #include <string.h>
 
 struct engine nocmsg_eng;
+struct nocmsg_fast_state nocmsg__fast;
 
 /* Appends `item` to the singly linked queue (head, tail) through its `next` field. */
 #define QUEUE_APPEND(head, tail, item)                                                                          \
@@ -28,6 +29,21 @@ struct engine nocmsg_eng;
     } while (0)
 #define eng nocmsg_eng
 
+/* Publishes whether the fast paths may bypass the engine; every entry point ends with it. */
+static void settle(void)
+{
+    unsigned ranks = eng.up ? (unsigned)nocmsg_lib.size : 0;
+    nocmsg__fast.send_ranks = eng.tx_head ? 0 : ranks;
+    nocmsg__fast.recv_ranks = eng.tx_head || eng.posted_head || eng.ux_head || eng.midpacket ? 0 : ranks;
+}
+
+/* Moves src's reassembly to `phase`, counting the streams that are between a header and the packet's end. */
+static void set_phase(struct rx *x, int phase)
+{
+    eng.midpacket += (phase != RX_HEADER) - (x->phase != RX_HEADER);
+    x->phase = phase;
+}
+
 int nocmsg_engine_init(int size)
 {
     memset(&eng, 0, sizeof eng);
@@ -36,6 +52,12 @@ int nocmsg_engine_init(int size)
     if (!eng.rx || !eng.blocked_pass)
         return NOCMSG_ERR_NO_MEM;
     return NOCMSG_SUCCESS;
+}
+
+void nocmsg_engine_start(int up)
+{
+    eng.up = up;
+    settle();
 }
 
 void nocmsg_engine_finalize(void)
@@ -50,6 +72,7 @@ void nocmsg_engine_finalize(void)
     free(eng.rx);
     free(eng.blocked_pass);
     memset(&eng, 0, sizeof eng);
+    settle();
 }
 
 void nocmsg_engine_complete(struct nocmsg_request_s *req, int error)
@@ -178,13 +201,17 @@ static int tx_progress(void)
 
 int nocmsg_engine_send(struct nocmsg_request_s *req, int sync)
 {
+    int err;
     if (!sync && req->bytes <= nocmsg_lib.eager_limit) {
         uint64_t h = MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes);
-        return tx_send(req->peer, &h, 1, req->buf, req->bytes, req);
+        err = tx_send(req->peer, &h, 1, req->buf, req->bytes, req);
+    } else {
+        uint64_t h[3] = {MAKE_HDR(PK_RTS, req->ctx, req->tag, 0), (uint64_t)req->bytes, (uint64_t)(uintptr_t)req};
+        /* The request completes when its DATA packet has been pushed, after the CTS arrives. */
+        err = tx_send(req->peer, h, 3, NULL, 0, NULL);
     }
-    uint64_t h[3] = {MAKE_HDR(PK_RTS, req->ctx, req->tag, 0), (uint64_t)req->bytes, (uint64_t)(uintptr_t)req};
-    /* The request completes when its DATA packet has been pushed, after the CTS arrives. */
-    return tx_send(req->peer, h, 3, NULL, 0, NULL);
+    settle();
+    return err;
 }
 
 /* ---- matching --------------------------------------------------------------------------------------- */
@@ -286,9 +313,10 @@ void nocmsg_engine_recv(struct nocmsg_request_s *r)
             ux_remove(u);
             u->matched = r;
         }
-        return;
+    } else {
+        QUEUE_APPEND(eng.posted_head, eng.posted_tail, r);
     }
-    QUEUE_APPEND(eng.posted_head, eng.posted_tail, r);
+    settle();
 }
 
 /* ---- receiving -------------------------------------------------------------------------------------- */
@@ -304,7 +332,7 @@ static void rx_finish(struct rx *x)
         if (u->matched)
             ux_deliver(u, u->matched);
     }
-    x->phase = RX_HEADER;
+    set_phase(x, RX_HEADER);
     x->req = NULL;
     x->ux = NULL;
 }
@@ -316,7 +344,7 @@ static void rx_begin_payload(struct rx *x)
     if ((x->msg_bytes + 7) / 8 == 0)
         rx_finish(x);
     else
-        x->phase = RX_PAYLOAD;
+        set_phase(x, RX_PAYLOAD);
 }
 
 /* A header (and its extra words) has arrived from src. */
@@ -374,7 +402,6 @@ static void rx_header(int src, struct rx *x)
             u->complete = 1;
             QUEUE_APPEND(eng.ux_head, eng.ux_tail, u);
         }
-        x->phase = RX_HEADER;
         return;
     }
     case PK_CTS: {
@@ -382,7 +409,6 @@ static void rx_header(int src, struct rx *x)
         uint64_t h2[2] = {MAKE_HDR(PK_DATA, 0, 0, 0), x->extra[1]};
         if (tx_send(src, h2, 2, s->buf, s->bytes, s) != NOCMSG_SUCCESS)
             nocmsg_engine_complete(s, NOCMSG_ERR_NO_MEM);
-        x->phase = RX_HEADER;
         return;
     }
     case PK_DATA: {
@@ -467,14 +493,14 @@ static void rx_feed_from(int src, int have_header)
                 rx_header(src, x);
                 continue;
             }
-            x->phase = RX_EXTRA;
+            set_phase(x, RX_EXTRA);
         }
         if (x->phase == RX_EXTRA) {
             size_t k = nocmsg_port_pull(src, x->extra + x->extra_have, (size_t)(x->extra_need - x->extra_have));
             x->extra_have += (int)k;
             if (x->extra_have < x->extra_need)
                 return;
-            x->phase = RX_HEADER;
+            set_phase(x, RX_HEADER);
             rx_header(src, x);
             continue;
         }
@@ -504,6 +530,7 @@ int nocmsg_engine_progress(void)
 {
     int did = eng.tx_head ? tx_progress() : 0;
     did |= rx_progress();
+    settle();
     return did;
 }
 
@@ -528,6 +555,7 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
     if (tx_enqueue(dest, NULL, 0, buf, bytes, &r) != NOCMSG_SUCCESS)
         return NOCMSG_ERR_NO_MEM;
     eng.tx_tail->words_sent = sent;
+    settle();
     while (!r.done)
         nocmsg_engine_block();
     return r.error;
@@ -538,6 +566,7 @@ __attribute__((noinline)) void nocmsg_engine_rx_handoff(int src, uint64_t h)
 {
     eng.rx[src].hdr = h;
     rx_feed_from(src, 1);
+    settle();
 }
 
 /* The payload from src is still on its way after `got` words: let the engine finish it into a request of ours,
@@ -558,7 +587,8 @@ __attribute__((noinline)) int nocmsg_engine_recv_rest(int src, void *buf, size_t
     x->dst_bytes = cap;
     x->msg_bytes = len;
     x->received = got * 8;
-    x->phase = RX_PAYLOAD;
+    set_phase(x, RX_PAYLOAD);
+    settle();
     while (!r.done)
         nocmsg_engine_block();
     if (status) {

@@ -1,6 +1,7 @@
 /*
- * engine.h: the progress engine's state, and the fast paths of blocking send and receive, inline so that the
- * common case (a small message, nothing else going on) costs a few dozen instructions with no calls.
+ * engine.h: the progress engine's state, and the slow ends of the fast paths of blocking send and receive. Whether
+ * a fast path may bypass the engine is nocmsg__fast (nocmsg.h), which the engine updates whenever it
+ * changes state.
  */
 #ifndef NOCMSG_ENGINE_H
 #define NOCMSG_ENGINE_H
@@ -44,6 +45,8 @@ struct engine {
     struct unexpected *ux_head, *ux_tail;
     unsigned *blocked_pass; /* per destination: the tx pass in which pushing to it stalled */
     unsigned pass;
+    int midpacket; /* sources whose stream is not at a header */
+    int up;        /* between nocmsg_init and nocmsg_finalize: the fast paths may run */
 };
 extern struct engine nocmsg_eng;
 
@@ -52,17 +55,5 @@ int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent
 void nocmsg_engine_rx_handoff(int src, uint64_t h);
 int nocmsg_engine_recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t got, const struct comm *c,
                             nocmsg_status *status);
-
-/* Whether the fast paths may bypass the engine: nothing queued to send, no receive posted, nothing unexpected. */
-static inline int nocmsg_engine_quiet(void)
-{
-    return !nocmsg_eng.tx_head && !nocmsg_eng.posted_head && !nocmsg_eng.ux_head;
-}
-
-/* Whether src's stream is between packets (its next word is a header). */
-static inline int nocmsg_engine_at_header(int src)
-{
-    return nocmsg_eng.rx[src].phase == 0;
-}
 
 #endif /* NOCMSG_ENGINE_H */

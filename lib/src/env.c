@@ -30,6 +30,7 @@ int nocmsg_init(int *argc, char ***argv)
         return err;
     nocmsg_lib.initialized = 1;
     wtime_origin = nocmsg_port_wtime();
+    nocmsg_engine_start(1);
     return NOCMSG_SUCCESS;
 }
 
@@ -37,6 +38,7 @@ int nocmsg_finalize(void)
 {
     if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
         return NOCMSG_ERR_NOT_INITIALIZED;
+    nocmsg_engine_start(0);
     nocmsg_engine_finalize();
     nocmsg_comm_finalize();
     nocmsg_port_finalize();

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The library defines the functions that nocmsg_inline.h would otherwise wrap. */
+#define NOCMSG_NO_INLINE
 #include "../include/nocmsg.h"
 
 enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4 };
@@ -88,6 +90,8 @@ extern const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES];
 
 /* engine.c */
 int nocmsg_engine_init(int size);
+/* Lets the fast paths run (up = 1, at the end of nocmsg_init) or stops them (up = 0). */
+void nocmsg_engine_start(int up);
 void nocmsg_engine_finalize(void);
 /* Moves messages along; returns non-zero if anything happened. */
 int nocmsg_engine_progress(void);

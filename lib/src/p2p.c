@@ -123,7 +123,7 @@ int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int 
     struct comm *c = nocmsg_comm_get(comm);
     if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag), 1)) {
         size_t bytes = (size_t)count << nocmsg_type_shifts[type];
-        if (bytes <= nocmsg_lib.eager_limit && !nocmsg_eng.tx_head && (((uintptr_t)buf | bytes) & 7) == 0) {
+        if (bytes <= nocmsg_lib.eager_limit && nocmsg__fast.send_ranks && (((uintptr_t)buf | bytes) & 7) == 0) {
             int to = c->world_of[dest];
             size_t words = bytes / 8;
             size_t k = nocmsg_port_push_packet(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, words);
@@ -142,13 +142,29 @@ int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int
 }
 
 /* The fast receive took a header it cannot handle: the engine takes it, then the general path runs. */
-__attribute__((noinline, cold)) static int recv_after_handoff(int src, uint64_t h, void *buf, int count,
-                                                             nocmsg_datatype type, int source, int tag,
-                                                             nocmsg_comm comm, nocmsg_status *status)
+__attribute__((noinline, cold)) int nocmsg__recv_handoff(int src, uint64_t h, void *buf, int count,
+                                                        nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                                                        nocmsg_status *status)
 {
     nocmsg_engine_rx_handoff(src, h);
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
+
+/* The slow ends of the inline fast paths (nocmsg_inline.h), which work on NOCMSG_COMM_WORLD. */
+__attribute__((noinline, cold)) int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent)
+{
+    return nocmsg_engine_send_rest(dest, buf, bytes, words_sent);
+}
+
+__attribute__((noinline, cold)) int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got,
+                                                     nocmsg_status *status)
+{
+    return nocmsg_engine_recv_rest(src, buf, cap, hdr, words_got, nocmsg_comm_get(NOCMSG_COMM_WORLD), status);
+}
+
+/* The inline fast paths build EAGER headers themselves. */
+_Static_assert(NOCMSG__EAGER_HDR(0x7fffff, 0xabcdef) == MAKE_HDR(PK_EAGER, 0, 0x7fffff, 0xabcdef),
+               "nocmsg.h and internal.h disagree on the header format");
 
 int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                 nocmsg_status *status)
@@ -157,32 +173,30 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
      * payload into the buffer. */
     struct comm *c = nocmsg_comm_get(comm);
     int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
-    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg_engine_quiet(), 1)) {
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg__fast.recv_ranks, 1)) {
         size_t cap = (size_t)count << nocmsg_type_shifts[type];
         int s;
         while (!nocmsg_port_poll(&s))
             nocmsg_port_wait(0);
-        if (__builtin_expect(nocmsg_engine_at_header(s), 1)) {
-            uint64_t h = nocmsg_port_pull1_from(s);
-            size_t len = HDR_LEN(h);
-            int htag = HDR_TAG(h);
-            if (__builtin_expect((h & 0xffff) == MAKE_HDR(PK_EAGER, c->ctx, 0, 0) && (any_source || s == c->world_of[source]) &&
-                                     (any_tag || htag == tag) && len <= cap && ((len | (uintptr_t)buf) & 7) == 0,
-                                 1)) {
-                /* The payload follows the header within a few cycles: wait for it here rather than in the engine. */
-                size_t words = len / 8, k = words ? nocmsg_port_pull_wait(s, buf, words) : 0;
-                if (__builtin_expect(k < words, 0))
-                    return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
-                if (status) {
-                    status->source = c->local_of[s];
-                    status->tag = htag;
-                    status->error = NOCMSG_SUCCESS;
-                    status->count_bytes = len;
-                }
-                return NOCMSG_SUCCESS;
+        uint64_t h = nocmsg_port_pull1_from(s);
+        size_t len = HDR_LEN(h);
+        int htag = HDR_TAG(h);
+        if (__builtin_expect((h & 0xffff) == MAKE_HDR(PK_EAGER, c->ctx, 0, 0) && (any_source || s == c->world_of[source]) &&
+                                 (any_tag || htag == tag) && len <= cap && ((len | (uintptr_t)buf) & 7) == 0,
+                             1)) {
+            /* The payload follows the header within a few cycles: wait for it here rather than in the engine. */
+            size_t words = len / 8, k = words ? nocmsg_port_pull_wait(s, buf, words) : 0;
+            if (__builtin_expect(k < words, 0))
+                return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
+            if (status) {
+                status->source = c->local_of[s];
+                status->tag = htag;
+                status->error = NOCMSG_SUCCESS;
+                status->count_bytes = len;
             }
-            return recv_after_handoff(s, h, buf, count, type, source, tag, comm, status);
+            return NOCMSG_SUCCESS;
         }
+        return nocmsg__recv_handoff(s, h, buf, count, type, source, tag, comm, status);
     }
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
