@@ -101,7 +101,7 @@ static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *b
                              1)) {
             nocmsg_pimp_wait_recv();
             uint64_t s = nocmsg_pimp_src();
-            if (source == NOCMSG_ANY_SOURCE || s == (uint64_t)source) {
+            if (__builtin_expect(source == NOCMSG_ANY_SOURCE || s == (uint64_t)source, 1)) {
                 /* Nothing is partly taken (recv_ranks != 0), so the next word from s is a header. With the
                  * expected kind, context and tag cleared, what remains is the payload length, which must be whole
                  * words and fit. */

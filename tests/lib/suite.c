@@ -93,6 +93,8 @@ int main(int argc, char **argv)
     t_section_end("simultaneous exchange");
     test_comms();
     t_section_end("communicators");
+    test_inline();
+    t_section_end("inline fast paths");
 
     uint64_t checksum, received, total_messages, total_bytes, all_received = 0;
     test_random_patterns(&checksum, &received, &total_messages, &total_bytes);

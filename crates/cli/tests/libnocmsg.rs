@@ -4,6 +4,10 @@
 //! (which depends only on the number of ranks) must be the same natively and simulated: a differential test of the
 //! two ports.
 //!
+//! The simulated suite also runs on pimp-2x2 built with `-DNOCMSG_NO_INLINE`, so the library's own paths are
+//! checked as well as the inline fast paths of `nocmsg_inline.h`; and the ping-pong benchmark's cycle counts on
+//! pimp-4x4 are pinned by a golden file and held to PIMP's published round trip.
+//!
 //! Nothing is skipped: a missing cross compiler or native wrapper fails the build step with its message.
 
 mod common;
@@ -15,12 +19,6 @@ use std::sync::OnceLock;
 /// Native rank counts that must pass; 16 is also run, for the comparison with pimp-4x4.
 const NATIVE_RANKS: &[usize] = &[1, 2, 3, 4, 8];
 const SEEDS_PREFIX: &str = "libnocmsg random patterns: 100 seeds, ";
-
-
-
-
-
-
 
 /// The suite's sources: every `.c` file in tests/lib, in a fixed order.
 fn sources() -> Vec<PathBuf> {
@@ -37,6 +35,8 @@ fn sources() -> Vec<PathBuf> {
 
 struct Builds {
     sim: PathBuf,
+    /// Simulated, with the inline fast paths turned off.
+    sim_no_inline: PathBuf,
     native: PathBuf,
 }
 
@@ -45,13 +45,21 @@ fn builds() -> &'static Builds {
     static BUILDS: OnceLock<Builds> = OnceLock::new();
     BUILDS.get_or_init(|| {
         let dir = scratch("libnocmsg");
-        let builds = Builds { sim: dir.join("suite.elf"), native: dir.join("suite") };
-        for (wrapper, out) in [("nocmsg-cc", &builds.sim), ("nocmsg-cc-native", &builds.native)] {
+        let builds = Builds {
+            sim: dir.join("suite.elf"),
+            sim_no_inline: dir.join("suite-no-inline.elf"),
+            native: dir.join("suite"),
+        };
+        for (wrapper, flags, out) in [
+            ("nocmsg-cc", &[][..], &builds.sim),
+            ("nocmsg-cc", &["-DNOCMSG_NO_INLINE"][..], &builds.sim_no_inline),
+            ("nocmsg-cc-native", &[][..], &builds.native),
+        ] {
             let cc = root().join("bin").join(wrapper);
             assert!(cc.exists(), "{} does not exist: the library suite needs it", cc.display());
             run_checked(
-                Command::new(&cc).args(["-O2", "-Wall"]).args(sources()).arg("-o").arg(out),
-                &format!("{wrapper} tests/lib/*.c"),
+                Command::new(&cc).args(["-O2", "-Wall"]).args(flags).args(sources()).arg("-o").arg(out),
+                &format!("{wrapper} {} tests/lib/*.c", flags.join(" ")),
             );
         }
         builds
@@ -71,17 +79,22 @@ fn native(ranks: usize) -> &'static Output {
     })
 }
 
-/// `nocmsg run` on every core of a chip, once per test run and chip.
+/// `nocmsg run` on every core of a chip, once per test run and chip (`pimp-2x2-no-inline`: pimp-2x2 running the
+/// build without inline fast paths).
 fn simulated(chip_name: &str) -> &'static Output {
-    static RUNS: [OnceLock<Output>; 2] = [const { OnceLock::new() }; 2];
+    static RUNS: [OnceLock<Output>; 3] = [const { OnceLock::new() }; 3];
     let (slot, extra): (usize, &[&str]) = match chip_name {
         "pimp-2x2" => (0, &[]),
         "pimp-4x4" => (1, &["--max-cycles", "2000000000"]),
+        "pimp-2x2-no-inline" => (2, &[]),
         other => panic!("no run set up for chip {other}"),
     };
     RUNS[slot].get_or_init(|| {
-        let c = chip(chip_name);
-        let suite = builds().sim.display().to_string();
+        let (c, build) = match chip_name.strip_suffix("-no-inline") {
+            Some(name) => (chip(name), &builds().sim_no_inline),
+            None => (chip(chip_name), &builds().sim),
+        };
+        let suite = build.display().to_string();
         let mut args = vec!["run", "--chip", c.as_str()];
         args.extend_from_slice(extra);
         args.push(&suite);
@@ -150,8 +163,48 @@ fn suite_passes_on_the_16_cores_of_pimp_4x4() {
 }
 
 #[test]
+fn suite_passes_on_pimp_2x2_without_the_inline_fast_paths() {
+    simulated_passed("pimp-2x2-no-inline", 4);
+}
+
+#[test]
 fn random_pattern_checksums_agree_between_native_and_simulated() {
     // Same rank count, same messages, same bytes: the ports must deliver identical contents.
     assert_eq!(native_passed(4), simulated_passed("pimp-2x2", 4), "4 ranks: native vs pimp-2x2");
+    assert_eq!(native_passed(4), simulated_passed("pimp-2x2-no-inline", 4), "4 ranks: native vs pimp-2x2 without inlining");
     assert_eq!(native_passed(16), simulated_passed("pimp-4x4", 16), "16 ranks: native vs pimp-4x4");
+}
+
+/// bench/micro/pingpong on pimp-4x4 up to 512 bytes (the eager range), 20 round trips per size: its CSV, byte for
+/// byte, is a golden file (cycle counts change only on purpose; update with NOCMSG_UPDATE_GOLDEN=1 and say why in
+/// the commit). Whatever the golden file says, the 8-byte neighbour round trip must stay within the 139 cycles PIMP
+/// published and each further 64-bit word within 18 cycles.
+#[test]
+fn pingpong_cycles_match_the_golden_file_and_the_pimp_targets() {
+    let dir = scratch("pingpong");
+    let elf = dir.join("pingpong.elf");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc")).args(["-O2"]).arg(root().join("bench/micro/pingpong.c")).arg("-o").arg(&elf),
+        "nocmsg-cc bench/micro/pingpong.c",
+    );
+    let out = nocmsg(&["run", "--chip", &chip("pimp-4x4"), "--no-prefix", &elf.display().to_string(), "512", "20"]);
+    assert!(out.status.success(), "pingpong on pimp-4x4\n{}", show(&out));
+    let actual = text(&out.stdout);
+    let round_trip = |pair: &str, bytes: u32| -> f64 {
+        let prefix = format!("{pair},{bytes},");
+        let line = actual.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {prefix} line in\n{actual}"));
+        line.split(',').nth(3).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("bad line {line:?}"))
+    };
+    let rt8 = round_trip("neighbour", 8);
+    let per_word = (round_trip("neighbour", 512) - rt8) / 63.0;
+    assert!(rt8 <= 139.0, "8-byte neighbour round trip {rt8} cycles, PIMP's target is 139\n{actual}");
+    assert!(per_word <= 18.0, "{per_word:.2} cycles per extra word, the target is 18\n{actual}");
+
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/pingpong_pimp-4x4.csv");
+    if std::env::var_os("NOCMSG_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+    assert!(expected == actual, "pingpong cycles differ from {}\n--- expected ---\n{expected}--- actual ---\n{actual}", golden.display());
 }
