@@ -42,6 +42,8 @@ enum {
     NOCMSG_ERR_PENDING,     /* request not yet completed (in the status array of a failed waitall) */
     NOCMSG_ERR_UNSUPPORTED, /* feature not available on this port */
     NOCMSG_ERR_INTERN,      /* internal error or failed system call */
+    NOCMSG_ERR_OP,          /* unknown reduction operation, or one not defined on the datatype */
+    NOCMSG_ERR_ROOT,        /* root rank outside the communicator */
     NOCMSG_ERR_LASTCODE
 };
 
@@ -85,6 +87,14 @@ enum {
     NOCMSG_UINT64,
     NOCMSG_FLOAT,
     NOCMSG_DOUBLE,
+    /* Value-index pairs for NOCMSG_MINLOC and NOCMSG_MAXLOC, laid out as the C structs
+     * struct { float v; int i; }, struct { double v; int i; }, struct { long v; int i; }, struct { int v; int i; }
+     * and struct { short v; int i; } (padding included in the size). */
+    NOCMSG_FLOAT_INT,
+    NOCMSG_DOUBLE_INT,
+    NOCMSG_LONG_INT,
+    NOCMSG_2INT,
+    NOCMSG_SHORT_INT,
     NOCMSG_BASIC_DATATYPES /* number of basic types (not a type) */
 };
 
@@ -173,6 +183,95 @@ int nocmsg_get_count(const nocmsg_status *status, nocmsg_datatype type, int *cou
 
 /* Runs the progress engine once (moves pending messages along without blocking). */
 int nocmsg_progress(void);
+
+/* Reduction operations. MINLOC and MAXLOC work on the pair types (ties: the smaller index); the logical ones on
+ * integer types and the bitwise ones on integer and byte types; SUM, PROD, MIN and MAX on every number type. */
+typedef int nocmsg_op;
+enum {
+    NOCMSG_OP_NULL = 0,
+    NOCMSG_SUM,
+    NOCMSG_PROD,
+    NOCMSG_MIN,
+    NOCMSG_MAX,
+    NOCMSG_LAND,
+    NOCMSG_LOR,
+    NOCMSG_LXOR,
+    NOCMSG_BAND,
+    NOCMSG_BOR,
+    NOCMSG_BXOR,
+    NOCMSG_MINLOC,
+    NOCMSG_MAXLOC,
+    NOCMSG_BUILTIN_OPS /* number of built-in operations (not an operation) */
+};
+/* A user-defined operation combines *len elements of *type: inout[i] = in[i] op inout[i]. Reductions apply it in
+ * rank order (in holds lower ranks' contributions); with commute = 0 no algorithm reorders operands. */
+typedef void nocmsg_user_function(void *in, void *inout, int *len, nocmsg_datatype *type);
+int nocmsg_op_create(nocmsg_user_function *function, int commute, nocmsg_op *op);
+/* Frees a user-defined operation and sets *op to NOCMSG_OP_NULL. */
+int nocmsg_op_free(nocmsg_op *op);
+
+/* Collectives: every rank of `comm` calls them in the same order with matching arguments, as in MPI. They use the
+ * communicator's private context, so they never match point-to-point messages. NOCMSG_IN_PLACE as the send buffer
+ * (at the root only for reduce and gather(v); everywhere for allreduce, allgather(v), reduce_scatter and scan), or as
+ * the receive buffer at the root of scatter(v), means the data is already in place. */
+#define NOCMSG_IN_PLACE ((void *)-1)
+int nocmsg_barrier(nocmsg_comm comm);
+int nocmsg_bcast(void *buf, int count, nocmsg_datatype type, int root, nocmsg_comm comm);
+int nocmsg_reduce(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, nocmsg_op op, int root,
+                  nocmsg_comm comm);
+int nocmsg_allreduce(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, nocmsg_op op,
+                     nocmsg_comm comm);
+int nocmsg_gather(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf, int recvcount,
+                  nocmsg_datatype recvtype, int root, nocmsg_comm comm);
+int nocmsg_gatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], nocmsg_datatype recvtype, int root, nocmsg_comm comm);
+int nocmsg_scatter(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf, int recvcount,
+                   nocmsg_datatype recvtype, int root, nocmsg_comm comm);
+int nocmsg_scatterv(const void *sendbuf, const int sendcounts[], const int displs[], nocmsg_datatype sendtype,
+                    void *recvbuf, int recvcount, nocmsg_datatype recvtype, int root, nocmsg_comm comm);
+int nocmsg_allgather(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf, int recvcount,
+                     nocmsg_datatype recvtype, nocmsg_comm comm);
+int nocmsg_allgatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], nocmsg_datatype recvtype, nocmsg_comm comm);
+int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf, int recvcount,
+                    nocmsg_datatype recvtype, nocmsg_comm comm);
+int nocmsg_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], nocmsg_datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int rdispls[], nocmsg_datatype recvtype,
+                     nocmsg_comm comm);
+/* Reduces count = sum(recvcounts) elements, then rank i gets recvcounts[i] of them (in rank order). */
+int nocmsg_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], nocmsg_datatype type,
+                          nocmsg_op op, nocmsg_comm comm);
+/* Inclusive prefix reduction: rank i gets the reduction of ranks 0..i. */
+int nocmsg_scan(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, nocmsg_op op,
+                nocmsg_comm comm);
+
+/* Choosing collective algorithms. Operations are named "barrier", "bcast", "reduce", "allreduce", "gather",
+ * "scatter", "allgather", "alltoall", "reduce_scatter" and "scan" (the v variants follow their plain operation).
+ * By default a selector picks by message size, communicator size and mesh geometry; an environment variable read
+ * at init (NOCMSG_BCAST=mesh_center, NOCMSG_BARRIER=dissemination...) or nocmsg_coll_set fixes the algorithm of an
+ * operation ("auto" returns to the selector). Every rank must make the same choice. */
+int nocmsg_coll_set(const char *operation, const char *algorithm);
+/* The algorithms of an operation, in a NULL-terminated list (NULL for an unknown operation). */
+const char *const *nocmsg_coll_algorithms(const char *operation);
+/* The algorithm `operation` would use on `comm` for `bytes` bytes per rank (the selector's pick, or the setting);
+ * NULL for an unknown operation or communicator. */
+const char *nocmsg_coll_choice(const char *operation, size_t bytes, nocmsg_comm comm);
+/* Whether collectives may use the non-flow-controlled transfers below where that is safe (default 1; environment
+ * NOCMSG_COLL_XFER=0 turns it off), so the gain can be measured. Returns the previous setting. */
+int nocmsg_coll_set_xfer(int enabled);
+
+/* NoCMsg's non-flow-controlled transfers. A standard send of a large message waits for the receiver to post its
+ * receive (RTS/CTS); these skip the handshake and stream the message at once. Precondition: the receiver is
+ * already in (or about to enter) the matching nocmsg_xrecv or nocmsg_xchg and has room for the whole message;
+ * otherwise the message is buffered in full at the receiver, which costs its memory (not correctness). Matching,
+ * ordering and errors are those of send and recv. nocmsg_xchg sends to and receives from `peer` at once (the same
+ * count and type both ways); with sync = 1 it first exchanges an empty message with the peer, so that neither side
+ * streams to a peer that has not yet entered the exchange. */
+int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm);
+int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                 nocmsg_status *status);
+int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, int peer, int tag, int sync,
+                nocmsg_comm comm, nocmsg_status *status);
 
 /* Internal, not part of the API: whether a blocking send or receive may bypass the progress engine and go straight
  * to the network interface (the fast paths in p2p.c and nocmsg_inline.h). Each field is the number of world ranks

@@ -126,6 +126,11 @@ const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_UINT64] = 8,
     [NOCMSG_FLOAT] = sizeof(float),
     [NOCMSG_DOUBLE] = sizeof(double),
+    [NOCMSG_FLOAT_INT] = sizeof(struct nocmsg_float_int),
+    [NOCMSG_DOUBLE_INT] = sizeof(struct nocmsg_double_int),
+    [NOCMSG_LONG_INT] = sizeof(struct nocmsg_long_int),
+    [NOCMSG_2INT] = sizeof(struct nocmsg_2int),
+    [NOCMSG_SHORT_INT] = sizeof(struct nocmsg_short_int),
 };
 
 const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES] = {
@@ -151,8 +156,16 @@ const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_UINT64] = 3,
     [NOCMSG_FLOAT] = __builtin_ctz(sizeof(float)),
     [NOCMSG_DOUBLE] = __builtin_ctz(sizeof(double)),
+    [NOCMSG_FLOAT_INT] = __builtin_ctz(sizeof(struct nocmsg_float_int)),
+    [NOCMSG_DOUBLE_INT] = __builtin_ctz(sizeof(struct nocmsg_double_int)),
+    [NOCMSG_LONG_INT] = __builtin_ctz(sizeof(struct nocmsg_long_int)),
+    [NOCMSG_2INT] = __builtin_ctz(sizeof(struct nocmsg_2int)),
+    [NOCMSG_SHORT_INT] = __builtin_ctz(sizeof(struct nocmsg_short_int)),
 };
-_Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(int) == 4, "basic types are powers of two");
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(int) == 4 && sizeof(struct nocmsg_float_int) == 8 &&
+                   sizeof(struct nocmsg_double_int) == 16 && sizeof(struct nocmsg_long_int) == 16 &&
+                   sizeof(struct nocmsg_2int) == 8 && sizeof(struct nocmsg_short_int) == 8,
+               "basic types are powers of two");
 
 int nocmsg_type_size(nocmsg_datatype type, int *size)
 {
@@ -197,6 +210,10 @@ const char *nocmsg_error_string(int code)
         return "request pending: not completed because another request failed";
     case NOCMSG_ERR_UNSUPPORTED:
         return "operation not supported by this port";
+    case NOCMSG_ERR_OP:
+        return "invalid operation: unknown, freed, or not defined on the datatype";
+    case NOCMSG_ERR_ROOT:
+        return "invalid root: not a rank of the communicator";
     case NOCMSG_ERR_INTERN:
         return "internal error (a system call failed, or the job was not started by nocmsg native)";
     default:

@@ -83,6 +83,13 @@ struct lib_state {
 };
 extern struct lib_state nocmsg_lib;
 
+/* The layouts of the pair types (nocmsg.h). */
+struct nocmsg_float_int { float v; int i; };
+struct nocmsg_double_int { double v; int i; };
+struct nocmsg_long_int { long v; int i; };
+struct nocmsg_2int { int v; int i; };
+struct nocmsg_short_int { short v; int i; };
+
 /* env.c */
 extern const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES];
 /* log2 of each size (every basic type is a power of two bytes): a shift is cheaper than a multiply. */

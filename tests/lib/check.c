@@ -64,6 +64,7 @@ const char *t_errname(int code)
         "NOCMSG_ERR_TAG",        "NOCMSG_ERR_COMM",       "NOCMSG_ERR_RANK",            "NOCMSG_ERR_TRUNCATE",
         "NOCMSG_ERR_REQUEST",    "NOCMSG_ERR_ARG",        "NOCMSG_ERR_NOT_INITIALIZED", "NOCMSG_ERR_NO_MEM",
         "NOCMSG_ERR_IN_STATUS",  "NOCMSG_ERR_PENDING",    "NOCMSG_ERR_UNSUPPORTED",     "NOCMSG_ERR_INTERN",
+        "NOCMSG_ERR_OP",         "NOCMSG_ERR_ROOT",
     };
     _Static_assert(sizeof names / sizeof names[0] == NOCMSG_ERR_LASTCODE, "one name per error code");
     if (code < 0 || code >= NOCMSG_ERR_LASTCODE)

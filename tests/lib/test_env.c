@@ -105,6 +105,11 @@ void test_datatypes(void)
         {NOCMSG_UINT64, "UINT64", (int)sizeof(uint64_t)},
         {NOCMSG_FLOAT, "FLOAT", (int)sizeof(float)},
         {NOCMSG_DOUBLE, "DOUBLE", (int)sizeof(double)},
+        {NOCMSG_FLOAT_INT, "FLOAT_INT", (int)sizeof(struct { float v; int i; })},
+        {NOCMSG_DOUBLE_INT, "DOUBLE_INT", (int)sizeof(struct { double v; int i; })},
+        {NOCMSG_LONG_INT, "LONG_INT", (int)sizeof(struct { long v; int i; })},
+        {NOCMSG_2INT, "2INT", (int)sizeof(struct { int v; int i; })},
+        {NOCMSG_SHORT_INT, "SHORT_INT", (int)sizeof(struct { short v; int i; })},
     };
     _Static_assert(sizeof types / sizeof types[0] == NOCMSG_BASIC_DATATYPES - 1, "every basic datatype is listed");
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
