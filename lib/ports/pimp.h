@@ -97,6 +97,13 @@ static inline void nocmsg_port_wait(int sending)
                      "2:" ::: "memory");
 }
 
+static inline void nocmsg_port_mesh(int *width, int *height, int *concentration)
+{
+    *width = (int)nocmsg_boot.mesh_width;
+    *height = (int)nocmsg_boot.mesh_height;
+    *concentration = (int)nocmsg_boot.concentration;
+}
+
 static inline size_t nocmsg_port_eager_limit(void)
 {
     return NOCMSG__PIMP_EAGER_LIMIT;

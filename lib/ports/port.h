@@ -50,6 +50,10 @@ size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n);
  * sending set, until a word may also be pushed. May return early. */
 void nocmsg_port_wait(int sending);
 
+/* The mesh the ranks run on: routers in x and y, cores per router; world rank r is core r. 0 (all three) when
+ * there is no physical mesh (natively). */
+void nocmsg_port_mesh(int *width, int *height, int *concentration);
+
 /* Largest message sent eagerly (without a handshake), in bytes. */
 size_t nocmsg_port_eager_limit(void);
 

@@ -37,8 +37,11 @@ static int comm_make(int id, const int *world_ranks, int size)
     return NOCMSG_SUCCESS;
 }
 
+void coll_mesh_release(struct comm *c);
+
 static void comm_release(struct comm *c)
 {
+    coll_mesh_release(c);
     free(c->world_of);
     free(c->local_of);
     memset(c, 0, sizeof *c);

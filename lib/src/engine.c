@@ -199,10 +199,10 @@ static int tx_progress(void)
     return did;
 }
 
-int nocmsg_engine_send(struct nocmsg_request_s *req, int sync)
+int nocmsg_engine_send(struct nocmsg_request_s *req, int mode)
 {
     int err;
-    if (!sync && req->bytes <= nocmsg_lib.eager_limit) {
+    if (mode == SEND_XFER ? req->bytes < EAGER_MAX : mode == SEND_STANDARD && req->bytes <= nocmsg_lib.eager_limit) {
         uint64_t h = MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes);
         err = tx_send(req->peer, &h, 1, req->buf, req->bytes, req);
     } else {

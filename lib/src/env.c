@@ -29,6 +29,7 @@ int nocmsg_init(int *argc, char ***argv)
     if ((err = nocmsg_engine_init(size)) != NOCMSG_SUCCESS || (err = nocmsg_comm_init()) != NOCMSG_SUCCESS)
         return err;
     nocmsg_lib.initialized = 1;
+    nocmsg_coll_init();
     wtime_origin = nocmsg_port_wtime();
     nocmsg_engine_start(1);
     return NOCMSG_SUCCESS;

@@ -73,6 +73,7 @@ struct comm {
     int size, rank;
     int *world_of;  /* comm rank -> world rank */
     int *local_of;  /* world rank -> comm rank, or -1 */
+    struct coll_mesh *mesh; /* tile coordinates of the members, for mesh-aware collectives (coll/mesh.c) */
 };
 
 struct lib_state {
@@ -104,14 +105,20 @@ void nocmsg_engine_finalize(void);
 int nocmsg_engine_progress(void);
 /* Progresses, and if nothing happened waits for the port. */
 void nocmsg_engine_block(void);
-/* Starts a send (eager or rendezvous); the request completes when the buffer may be reused. */
-int nocmsg_engine_send(struct nocmsg_request_s *req, int sync);
+/* Send modes: standard (eager up to the port's limit, then the RTS/CTS handshake), synchronous (always the
+ * handshake), and NoCMsg's non-flow-controlled transfer (always eager, whatever the size, up to EAGER_MAX). */
+enum send_mode { SEND_STANDARD = 0, SEND_SYNC = 1, SEND_XFER = 2 };
+/* Starts a send; the request completes when the buffer may be reused. */
+int nocmsg_engine_send(struct nocmsg_request_s *req, int mode);
 /* Posts a receive (matching the unexpected queue first). */
 void nocmsg_engine_recv(struct nocmsg_request_s *req);
 /* First unexpected message matching (ctx, src, tag), or NULL. */
 struct unexpected *nocmsg_engine_probe(int ctx, int src, int tag);
 /* Completes req, or frees it if the user already let go of it. */
 void nocmsg_engine_complete(struct nocmsg_request_s *req, int error);
+
+/* coll/tables.c: reads the NOCMSG_<OPERATION> and NOCMSG_COLL_XFER environment variables. */
+void nocmsg_coll_init(void);
 
 /* comm.c */
 /* The communicator behind a handle, or NULL if the handle is not a live communicator. */

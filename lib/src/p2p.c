@@ -505,3 +505,34 @@ int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm 
         nocmsg_engine_block();
     return r.error;
 }
+
+/* ---- NoCMsg's non-flow-controlled transfers ------------------------------------------------------------ */
+
+int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
+{
+    return blocking(REQ_SEND, SEND_XFER, buf, count, type, dest, tag, comm, NULL);
+}
+
+int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
+                 nocmsg_status *status)
+{
+    /* The receive side of a transfer is an ordinary receive: the difference is all in how the sender sends. */
+    return nocmsg_recv(buf, count, type, source, tag, comm, status);
+}
+
+int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, int peer, int tag, int sync,
+                nocmsg_comm comm, nocmsg_status *status)
+{
+    if (peer == NOCMSG_ANY_SOURCE)
+        return NOCMSG_ERR_RANK;
+    int err;
+    if (sync && (err = nocmsg_sendrecv(NULL, 0, NOCMSG_BYTE, peer, tag, NULL, 0, NOCMSG_BYTE, peer, tag, comm,
+                                       NOCMSG_STATUS_IGNORE)) != NOCMSG_SUCCESS)
+        return err;
+    nocmsg_request recv_req;
+    if ((err = nocmsg_irecv(recvbuf, count, type, peer, tag, comm, &recv_req)) != NOCMSG_SUCCESS)
+        return err;
+    err = nocmsg_xsend(sendbuf, count, type, peer, tag, comm);
+    int rerr = nocmsg_wait(&recv_req, status);
+    return err != NOCMSG_SUCCESS ? err : rerr;
+}

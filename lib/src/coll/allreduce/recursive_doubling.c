@@ -1,0 +1,52 @@
+/* allreduce/recursive_doubling.c: log2 p rounds of pairwise exchange at distance 1, 2, 4...; each rank ends with
+ * the full result. Any rank count (fold.h). The lower rank's data is always the left operand, so the order is
+ * right for any operation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../coll.h"
+#include "fold.h"
+
+int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t count, const struct coll_reduction *red,
+                                 struct comm *c)
+{
+    size_t bytes = count * red->elem;
+    int r = c->rank, err = NOCMSG_SUCCESS;
+    struct fold f = fold_of(r, c->size);
+    unsigned char *acc = recvbuf, *tmp = malloc(bytes);
+    if (!tmp)
+        return NOCMSG_ERR_NO_MEM;
+    if (acc != sendbuf)
+        memcpy(acc, sendbuf, bytes);
+    if (r < 2 * f.extra) {
+        if (f.newrank < 0) {
+            err = coll_send(acc, bytes, r + 1, TAG_ALLREDUCE, c);
+        } else {
+            err = coll_recv(tmp, bytes, r - 1, TAG_ALLREDUCE, c);
+            if (err == NOCMSG_SUCCESS)
+                coll_apply(red, tmp, acc, count);
+        }
+    }
+    if (f.newrank >= 0) {
+        for (int mask = 1; mask < f.p && err == NOCMSG_SUCCESS; mask <<= 1) {
+            int partner_new = f.newrank ^ mask, partner = fold_rank(&f, partner_new);
+            err = coll_sendrecv(acc, bytes, partner, tmp, bytes, partner, TAG_ALLREDUCE, c);
+            if (err != NOCMSG_SUCCESS)
+                break;
+            if (partner_new < f.newrank) {
+                coll_apply(red, tmp, acc, count);
+            } else {
+                coll_apply(red, acc, tmp, count);
+                memcpy(acc, tmp, bytes);
+            }
+        }
+    }
+    if (err == NOCMSG_SUCCESS && r < 2 * f.extra) {
+        if (f.newrank < 0)
+            err = coll_recv(acc, bytes, r + 1, TAG_ALLREDUCE, c);
+        else
+            err = coll_send(acc, bytes, r - 1, TAG_ALLREDUCE, c);
+    }
+    free(tmp);
+    return err;
+}

@@ -1,0 +1,131 @@
+/*
+ * coll.h: what the collective algorithms share (not installed).
+ *
+ * Every algorithm lives in its own file, lib/src/coll/<operation>/<name>.c, and is one entry in its operation's
+ * table (tables.c); the first entry of each table is the naive reference the tests compare the others with.
+ * Algorithms work in bytes on the comm's private context (ctx + 1), with arguments already checked and
+ * NOCMSG_IN_PLACE already resolved by coll.c, so each file holds only its communication pattern.
+ */
+#ifndef NOCMSG_COLL_H
+#define NOCMSG_COLL_H
+
+#include "../internal.h"
+
+/* Tags on the private context: one per operation, so that collectives never match each other's messages (all
+ * ranks issue collectives in the same order, and messages between two ranks with one tag are not overtaken). */
+enum coll_tag {
+    TAG_BARRIER = 16,
+    TAG_BCAST,
+    TAG_REDUCE,
+    TAG_ALLREDUCE,
+    TAG_GATHER,
+    TAG_SCATTER,
+    TAG_ALLGATHER,
+    TAG_ALLTOALL,
+    TAG_REDUCE_SCATTER,
+    TAG_SCAN,
+};
+
+/* Point-to-point on the comm's private context, in comm ranks. With the NoCMsg switch on (nocmsg_coll_set_xfer),
+ * sends skip the RTS/CTS handshake: inside a collective the receiver is always about to post its receive. */
+int coll_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
+int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c);
+/* Sends to dest and receives from src at once (either may be NOCMSG_PROC_NULL), so pairs never deadlock. */
+int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
+                  struct comm *c);
+/* Non-blocking forms, with requests owned by the caller (usually on its stack); coll_waitall waits for n of them
+ * and returns the first error. */
+int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r);
+int coll_irecv(void *buf, size_t bytes, int src, int tag, struct comm *c, struct nocmsg_request_s *r);
+int coll_waitall(int n, struct nocmsg_request_s *r);
+
+/* A reduction: the operation applied to `count` elements, inout[i] = in[i] op inout[i] (in from lower ranks). */
+struct coll_reduction {
+    nocmsg_op op;
+    nocmsg_datatype type;
+    size_t elem; /* bytes per element */
+    int commutative;
+};
+void coll_apply(const struct coll_reduction *red, const void *in, void *inout, size_t count);
+
+/* Mesh geometry of a communicator: every rank's tile coordinates (world rank r sits on tile r of the chip, or on
+ * the cell r of a near-square virtual mesh natively). */
+struct coll_mesh {
+    int width, height;
+    const int *x, *y; /* per comm rank */
+};
+/* The geometry of c (computed on first use, kept until the communicator is freed). NULL when out of memory. */
+const struct coll_mesh *coll_mesh_of(struct comm *c);
+void coll_mesh_release(struct comm *c);
+/* The comm rank closest to the centre of the mesh the communicator occupies (ties: lowest rank). */
+int coll_mesh_center(const struct coll_mesh *m, int size);
+
+/* Algorithm signatures, one per operation (bytes are per rank, or per block where an operation has blocks). */
+typedef int barrier_fn(struct comm *c);
+typedef int bcast_fn(void *buf, size_t bytes, int root, struct comm *c);
+typedef int reduce_fn(const void *sendbuf, void *recvbuf, size_t count, const struct coll_reduction *red, int root,
+                      struct comm *c);
+typedef int allreduce_fn(const void *sendbuf, void *recvbuf, size_t count, const struct coll_reduction *red,
+                         struct comm *c);
+typedef int gather_fn(const void *sendbuf, void *recvbuf, size_t bytes, int root, struct comm *c);
+typedef int scatter_fn(const void *sendbuf, void *recvbuf, size_t bytes, int root, struct comm *c);
+typedef int allgather_fn(const void *sendbuf, void *recvbuf, size_t bytes, struct comm *c);
+typedef int alltoall_fn(const void *sendbuf, void *recvbuf, size_t bytes, struct comm *c);
+typedef int reduce_scatter_fn(const void *sendbuf, void *recvbuf, const size_t *counts, const struct coll_reduction *red,
+                              struct comm *c);
+typedef int scan_fn(const void *sendbuf, void *recvbuf, size_t count, const struct coll_reduction *red,
+                    struct comm *c);
+
+/* Algorithm requirements, checked before an algorithm is used (the fallback is the operation's reference). */
+enum coll_needs {
+    NEEDS_COMMUTATIVE = 1, /* reorders operands */
+};
+
+struct coll_algorithm {
+    const char *name;
+    void *fn;   /* one of the *_fn types above, by operation */
+    int needs;  /* coll_needs bits */
+};
+
+enum coll_op {
+    OP_BARRIER,
+    OP_BCAST,
+    OP_REDUCE,
+    OP_ALLREDUCE,
+    OP_GATHER,
+    OP_SCATTER,
+    OP_ALLGATHER,
+    OP_ALLTOALL,
+    OP_REDUCE_SCATTER,
+    OP_SCAN,
+    COLL_OPS
+};
+
+struct coll_operation {
+    const char *name;
+    const struct coll_algorithm *algorithms; /* first: the reference */
+    int count;
+};
+extern const struct coll_operation coll_operations[COLL_OPS];
+
+/* The algorithm to run: the setting for op, or the selector's pick for `bytes` on c; never one whose needs the
+ * call does not meet. */
+const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct comm *c, int commutative);
+
+/* The algorithms (each defined in its own file). */
+barrier_fn barrier_linear, barrier_dissemination, barrier_binomial, barrier_tree_center;
+bcast_fn bcast_linear, bcast_binomial, bcast_mesh, bcast_mesh_center, bcast_scatter_allgather, bcast_chain;
+reduce_fn reduce_linear, reduce_binomial, reduce_mesh;
+allreduce_fn allreduce_reduce_bcast, allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner;
+gather_fn gather_linear, gather_binomial;
+scatter_fn scatter_linear, scatter_binomial;
+allgather_fn allgather_linear, allgather_ring, allgather_recursive_doubling;
+alltoall_fn alltoall_linear, alltoall_pairwise, alltoall_mesh_schedule;
+reduce_scatter_fn reduce_scatter_linear, reduce_scatter_ring;
+scan_fn scan_linear, scan_recursive_doubling;
+
+/* Shared pieces of algorithms: the mesh-parallel broadcast tree from `source` (parent and children in comm ranks;
+ * children holds up to 4), used by bcast_mesh, bcast_mesh_center and reduce_mesh. */
+int coll_mesh_tree(const struct coll_mesh *m, int size, int source, int rank, int *parent, int children[4]);
+
+#endif /* NOCMSG_COLL_H */
