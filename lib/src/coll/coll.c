@@ -26,14 +26,25 @@ static void request_init(struct nocmsg_request_s *r, int kind, void *buf, size_t
     r->bytes = bytes;
 }
 
-int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r)
+static int start_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r,
+                      int mode)
 {
     request_init(r, REQ_SEND, (void *)buf, bytes, dest, tag, c);
     if (dest == NOCMSG_PROC_NULL) {
         r->done = 1;
         return NOCMSG_SUCCESS;
     }
-    return nocmsg_engine_send(r, nocmsg_coll_xfer ? SEND_XFER : SEND_STANDARD);
+    return nocmsg_engine_send(r, mode);
+}
+
+int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r)
+{
+    return start_send(buf, bytes, dest, tag, c, r, SEND_STANDARD);
+}
+
+int coll_xisend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r)
+{
+    return start_send(buf, bytes, dest, tag, c, r, nocmsg_coll_xfer ? SEND_XFER : SEND_STANDARD);
 }
 
 int coll_irecv(void *buf, size_t bytes, int src, int tag, struct comm *c, struct nocmsg_request_s *r)
@@ -65,6 +76,13 @@ int coll_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
     return err != NOCMSG_SUCCESS ? err : coll_waitall(1, &r);
 }
 
+int coll_xsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
+{
+    struct nocmsg_request_s r;
+    int err = coll_xisend(buf, bytes, dest, tag, c, &r);
+    return err != NOCMSG_SUCCESS ? err : coll_waitall(1, &r);
+}
+
 int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c)
 {
     struct nocmsg_request_s r;
@@ -77,7 +95,7 @@ int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf
 {
     struct nocmsg_request_s r[2];
     coll_irecv(recvbuf, recvbytes, src, tag, c, &r[0]);
-    int err = coll_isend(sendbuf, sendbytes, dest, tag, c, &r[1]);
+    int err = coll_xisend(sendbuf, sendbytes, dest, tag, c, &r[1]);
     if (err != NOCMSG_SUCCESS) {
         r[1].done = 1;
         coll_waitall(1, r);

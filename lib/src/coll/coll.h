@@ -26,16 +26,22 @@ enum coll_tag {
     TAG_SCAN,
 };
 
-/* Point-to-point on the comm's private context, in comm ranks. With the NoCMsg switch on (nocmsg_coll_set_xfer),
- * sends skip the RTS/CTS handshake: inside a collective the receiver is always about to post its receive. */
+/* Point-to-point on the comm's private context, in comm ranks. coll_send is a standard send (large messages wait
+ * for the receiver's CTS). coll_xsend is NoCMsg's non-flow-controlled transfer when the switch is on
+ * (nocmsg_coll_set_xfer): no handshake, so the receiver may have to buffer the whole message. Algorithms use it
+ * only where a receiver expects at most a few messages at a time (trees, chains, pairwise exchanges), never for
+ * fan-in from every rank, so that buffering stays bounded. */
 int coll_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
+int coll_xsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
 int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c);
-/* Sends to dest and receives from src at once (either may be NOCMSG_PROC_NULL), so pairs never deadlock. */
+/* Sends to dest and receives from src at once (either may be NOCMSG_PROC_NULL), so pairs never deadlock; the send
+ * is a transfer when the switch is on (one message per partner at a time). */
 int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
                   struct comm *c);
 /* Non-blocking forms, with requests owned by the caller (usually on its stack); coll_waitall waits for n of them
  * and returns the first error. */
 int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r);
+int coll_xisend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r);
 int coll_irecv(void *buf, size_t bytes, int src, int tag, struct comm *c, struct nocmsg_request_s *r);
 int coll_waitall(int n, struct nocmsg_request_s *r);
 

@@ -20,7 +20,7 @@ int allreduce_rabenseifner(const void *sendbuf, void *recvbuf, size_t count, con
         memcpy(acc, sendbuf, bytes);
     if (r < 2 * f.extra) {
         if (f.newrank < 0) {
-            err = coll_send(acc, bytes, r + 1, TAG_ALLREDUCE, c);
+            err = coll_xsend(acc, bytes, r + 1, TAG_ALLREDUCE, c);
         } else {
             err = coll_recv(tmp, bytes, r - 1, TAG_ALLREDUCE, c);
             if (err == NOCMSG_SUCCESS)
@@ -59,7 +59,7 @@ int allreduce_rabenseifner(const void *sendbuf, void *recvbuf, size_t count, con
         if (f.newrank < 0)
             err = coll_recv(acc, bytes, r + 1, TAG_ALLREDUCE, c);
         else
-            err = coll_send(acc, bytes, r - 1, TAG_ALLREDUCE, c);
+            err = coll_xsend(acc, bytes, r - 1, TAG_ALLREDUCE, c);
     }
     free(tmp);
     return err;

@@ -15,6 +15,6 @@ int bcast_binomial(void *buf, size_t bytes, int root, struct comm *c)
     /* Send to the children: v + each smaller power of two. */
     for (mask >>= 1; mask > 0 && err == NOCMSG_SUCCESS; mask >>= 1)
         if (v + mask < n)
-            err = coll_send(buf, bytes, (v + mask + root) % n, TAG_BCAST, c);
+            err = coll_xsend(buf, bytes, (v + mask + root) % n, TAG_BCAST, c);
     return err;
 }

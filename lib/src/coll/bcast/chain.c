@@ -20,7 +20,7 @@ int bcast_chain(void *buf, size_t bytes, int root, struct comm *c)
         if (err == NOCMSG_SUCCESS)
             err = coll_waitall(1, &out);
         if (err == NOCMSG_SUCCESS)
-            err = coll_isend(b + at, len, next, TAG_BCAST, c, &out);
+            err = coll_xisend(b + at, len, next, TAG_BCAST, c, &out);
     }
     int werr = coll_waitall(1, &out);
     return err != NOCMSG_SUCCESS ? err : werr;

@@ -8,6 +8,6 @@ int bcast_linear(void *buf, size_t bytes, int root, struct comm *c)
     int err = NOCMSG_SUCCESS;
     for (int r = 0; r < c->size && err == NOCMSG_SUCCESS; r++)
         if (r != root)
-            err = coll_send(buf, bytes, r, TAG_BCAST, c);
+            err = coll_xsend(buf, bytes, r, TAG_BCAST, c);
     return err;
 }

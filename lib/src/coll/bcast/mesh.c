@@ -13,6 +13,6 @@ int bcast_mesh(void *buf, size_t bytes, int root, struct comm *c)
     if (parent >= 0)
         err = coll_recv(buf, bytes, parent, TAG_BCAST, c);
     for (int i = 0; i < n && err == NOCMSG_SUCCESS; i++)
-        err = coll_send(buf, bytes, children[i], TAG_BCAST, c);
+        err = coll_xsend(buf, bytes, children[i], TAG_BCAST, c);
     return err;
 }

@@ -13,7 +13,7 @@ int bcast_mesh_center(void *buf, size_t bytes, int root, struct comm *c)
     if (center == root)
         return bcast_mesh(buf, bytes, root, c);
     if (c->rank == root)
-        err = coll_send(buf, bytes, center, TAG_BCAST, c);
+        err = coll_xsend(buf, bytes, center, TAG_BCAST, c);
     else if (c->rank == center)
         err = coll_recv(buf, bytes, root, TAG_BCAST, c);
     int parent, children[4];
@@ -22,6 +22,6 @@ int bcast_mesh_center(void *buf, size_t bytes, int root, struct comm *c)
         err = coll_recv(buf, bytes, parent, TAG_BCAST, c);
     for (int i = 0; i < n && err == NOCMSG_SUCCESS; i++)
         if (children[i] != root)
-            err = coll_send(buf, bytes, children[i], TAG_BCAST, c);
+            err = coll_xsend(buf, bytes, children[i], TAG_BCAST, c);
     return err;
 }

@@ -13,7 +13,7 @@ int bcast_scatter_allgather(void *buf, size_t bytes, int root, struct comm *c)
     if (v == 0) {
         for (int i = 1; i < n && err == NOCMSG_SUCCESS; i++)
             if (BLOCK_LEN(i))
-                err = coll_send(b + BLOCK_AT(i), BLOCK_LEN(i), (i + root) % n, TAG_BCAST, c);
+                err = coll_xsend(b + BLOCK_AT(i), BLOCK_LEN(i), (i + root) % n, TAG_BCAST, c);
     } else if (BLOCK_LEN(v)) {
         err = coll_recv(b + BLOCK_AT(v), BLOCK_LEN(v), root, TAG_BCAST, c);
     }

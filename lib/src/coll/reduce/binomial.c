@@ -20,7 +20,7 @@ int reduce_binomial(const void *sendbuf, void *recvbuf, size_t count, const stru
     /* acc covers ranks [r, r + mask); the child r + mask brings [r + mask, r + 2 mask). */
     for (int mask = 1; mask < n && err == NOCMSG_SUCCESS; mask <<= 1) {
         if (r & mask) {
-            err = coll_send(acc, bytes, r - mask, TAG_REDUCE, c);
+            err = coll_xsend(acc, bytes, r - mask, TAG_REDUCE, c);
             break;
         }
         if (r + mask < n) {
@@ -35,7 +35,7 @@ int reduce_binomial(const void *sendbuf, void *recvbuf, size_t count, const stru
     }
     if (err == NOCMSG_SUCCESS && root != 0) {
         if (r == 0)
-            err = coll_send(acc, bytes, root, TAG_REDUCE, c);
+            err = coll_xsend(acc, bytes, root, TAG_REDUCE, c);
         else if (r == root)
             err = coll_recv(acc, bytes, 0, TAG_REDUCE, c);
     }

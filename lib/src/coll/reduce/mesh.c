@@ -29,7 +29,7 @@ int reduce_mesh(const void *sendbuf, void *recvbuf, size_t count, const struct c
     }
     if (err == NOCMSG_SUCCESS) {
         if (parent >= 0)
-            err = coll_send(acc, bytes, parent, TAG_REDUCE, c);
+            err = coll_xsend(acc, bytes, parent, TAG_REDUCE, c);
         else
             memcpy(recvbuf, acc, bytes);
     }

@@ -21,6 +21,6 @@ int scan_linear(const void *sendbuf, void *recvbuf, size_t count, const struct c
         free(prefix);
     }
     if (err == NOCMSG_SUCCESS && c->rank + 1 < c->size)
-        err = coll_send(recvbuf, bytes, c->rank + 1, TAG_SCAN, c);
+        err = coll_xsend(recvbuf, bytes, c->rank + 1, TAG_SCAN, c);
     return err;
 }

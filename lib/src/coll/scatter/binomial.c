@@ -32,7 +32,7 @@ int scatter_binomial(const void *sendbuf, void *recvbuf, size_t bytes, int root,
     for (mask >>= 1; mask > 0 && err == NOCMSG_SUCCESS; mask >>= 1) {
         if (v + mask < n) {
             int give = v + 2 * mask <= n ? mask : n - v - mask;
-            err = coll_send(tmp + (size_t)mask * bytes, (size_t)give * bytes, (v + mask + root) % n, TAG_SCATTER, c);
+            err = coll_xsend(tmp + (size_t)mask * bytes, (size_t)give * bytes, (v + mask + root) % n, TAG_SCATTER, c);
         }
     }
     if (err == NOCMSG_SUCCESS)

@@ -17,7 +17,7 @@ int scatter_linear(const void *sendbuf, void *recvbuf, size_t bytes, int root, s
         r[i].done = 1;
         if (i == root)
             memmove(recvbuf, in + (size_t)i * bytes, bytes);
-        else if (err == NOCMSG_SUCCESS && (err = coll_isend(in + (size_t)i * bytes, bytes, i, TAG_SCATTER, c, &r[i])) != NOCMSG_SUCCESS)
+        else if (err == NOCMSG_SUCCESS && (err = coll_xisend(in + (size_t)i * bytes, bytes, i, TAG_SCATTER, c, &r[i])) != NOCMSG_SUCCESS)
             r[i].done = 1;
     }
     int werr = coll_waitall(c->size, r);
