@@ -1,11 +1,14 @@
 # nocmsg: the two commands of the README, and the rest.
-#   make demo   build everything; run hello.c on the 16 cores of a simulated chip, a short latency-vs-load sweep
-#               (results/noc-load/: plot, data, README) and the network deadlock demo
+#   make demo   build everything; run hello.c on the 16 cores of a simulated chip and the network deadlock demo;
+#               short versions of the experiments noc-load (latency vs load), micro-pimp (libnocmsg micro-benchmarks
+#               on pimp-8x8) and bcast-algorithms (every bcast algorithm vs size and root), each into
+#               results/NAME/ (data, plots, README); then a summary of the collectives' acceptance checks and the plots
 #   make test   the whole test suite (Rust unit, property and integration tests with real C programs on the
 #               simulator and natively; Python experiment tests)
 #   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores);
 #               ping-pong: results/bench/pingpong_sim.csv (cycles on pimp-4x4) and pingpong_native.csv (libnocmsg
-#               vs Open MPI on this machine, same run)
+#               vs Open MPI on this machine, same run); collectives, every algorithm: results/bench/coll_*.csv
+#               (bench/micro/coll.py: cycles on pimp-8x8 and ns natively)
 
 PYTHON ?= python3
 CARGO ?= cargo
@@ -29,6 +32,9 @@ demo: build
 	$(NOCMSG) run --chip chips/pimp-4x4.toml $(DEMO)/hello.elf
 	$(NOCMSG) deadlock-demo || test $$? -eq 3
 	$(PYTHON) -m experiments noc-load --quick
+	$(PYTHON) -m experiments micro-pimp --quick
+	$(PYTHON) -m experiments bcast-algorithms --quick
+	$(PYTHON) -m experiments.summary results
 
 test: build
 	$(CARGO) test --locked --workspace
@@ -41,6 +47,7 @@ bench: build
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
 	bash tools/setup.sh --bench
 	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/pingpong.py --out results/bench
+	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/coll.py --out results/bench
 
 clean:
 	$(CARGO) clean

@@ -3,10 +3,12 @@
 import argparse
 import sys
 
-from . import noc_load
+from . import bcast_algorithms, micro_pimp, noc_load
 
 EXPERIMENTS = {
     "noc-load": noc_load,
+    "micro-pimp": micro_pimp,
+    "bcast-algorithms": bcast_algorithms,
 }
 
 
