@@ -65,7 +65,8 @@ static int algo_index(int op, const char *name)
     return -1;
 }
 
-/* The selector's pick, by table index. The rules are first estimates, not yet tuned from measurements (docs/collectives.md). */
+/* The selector's pick, by table index. The rules are first estimates, not yet tuned from measurements
+ * (docs/collectives.md). */
 static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c)
 {
     int n = c->size;
