@@ -130,6 +130,16 @@ alltoall_fn alltoall_linear, alltoall_pairwise, alltoall_mesh_schedule;
 reduce_scatter_fn reduce_scatter_linear, reduce_scatter_ring;
 scan_fn scan_linear, scan_recursive_doubling;
 
+/* The relative ranks [v, v + span) of v's subtree in a binomial tree over n ranks: span is v's lowest set bit (n
+ * for v = 0), clipped at n. Shared by the binomial gather and scatter. */
+static inline int coll_binomial_span(int v, int n)
+{
+    int span = 1;
+    while (span < n && !(v & span))
+        span <<= 1;
+    return v + span > n ? n - v : span;
+}
+
 /* Shared pieces of algorithms: the mesh-parallel broadcast tree from `source` (parent and children in comm ranks;
  * children holds up to 4), used by bcast_mesh, bcast_mesh_center and reduce_mesh. */
 int coll_mesh_tree(const struct coll_mesh *m, int size, int source, int rank, int *parent, int children[4]);

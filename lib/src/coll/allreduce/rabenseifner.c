@@ -11,22 +11,14 @@ int allreduce_rabenseifner(const void *sendbuf, void *recvbuf, size_t count, con
                            struct comm *c)
 {
     size_t elem = red->elem, bytes = count * elem;
-    int r = c->rank, err = NOCMSG_SUCCESS;
+    int r = c->rank, err;
     struct fold f = fold_of(r, c->size);
     unsigned char *acc = recvbuf, *tmp = malloc(bytes + 1);
     if (!tmp)
         return NOCMSG_ERR_NO_MEM;
     if (acc != sendbuf)
         memcpy(acc, sendbuf, bytes);
-    if (r < 2 * f.extra) {
-        if (f.newrank < 0) {
-            err = coll_xsend(acc, bytes, r + 1, TAG_ALLREDUCE, c);
-        } else {
-            err = coll_recv(tmp, bytes, r - 1, TAG_ALLREDUCE, c);
-            if (err == NOCMSG_SUCCESS)
-                coll_apply(red, tmp, acc, count);
-        }
-    }
+    err = fold_in(&f, r, acc, tmp, count, red, TAG_ALLREDUCE, c);
     if (f.newrank >= 0) {
         int v = f.newrank, p = f.p;
         size_t block = (count + (size_t)p - 1) / (size_t)p;
@@ -55,12 +47,8 @@ int allreduce_rabenseifner(const void *sendbuf, void *recvbuf, size_t count, con
         }
 #undef AT
     }
-    if (err == NOCMSG_SUCCESS && r < 2 * f.extra) {
-        if (f.newrank < 0)
-            err = coll_recv(acc, bytes, r + 1, TAG_ALLREDUCE, c);
-        else
-            err = coll_xsend(acc, bytes, r - 1, TAG_ALLREDUCE, c);
-    }
+    if (err == NOCMSG_SUCCESS)
+        err = fold_out(&f, r, acc, bytes, TAG_ALLREDUCE, c);
     free(tmp);
     return err;
 }

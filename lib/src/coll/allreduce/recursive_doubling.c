@@ -11,22 +11,14 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
                                  struct comm *c)
 {
     size_t bytes = count * red->elem;
-    int r = c->rank, err = NOCMSG_SUCCESS;
+    int r = c->rank, err;
     struct fold f = fold_of(r, c->size);
     unsigned char *acc = recvbuf, *tmp = malloc(bytes);
     if (!tmp)
         return NOCMSG_ERR_NO_MEM;
     if (acc != sendbuf)
         memcpy(acc, sendbuf, bytes);
-    if (r < 2 * f.extra) {
-        if (f.newrank < 0) {
-            err = coll_xsend(acc, bytes, r + 1, TAG_ALLREDUCE, c);
-        } else {
-            err = coll_recv(tmp, bytes, r - 1, TAG_ALLREDUCE, c);
-            if (err == NOCMSG_SUCCESS)
-                coll_apply(red, tmp, acc, count);
-        }
-    }
+    err = fold_in(&f, r, acc, tmp, count, red, TAG_ALLREDUCE, c);
     if (f.newrank >= 0) {
         for (int mask = 1; mask < f.p && err == NOCMSG_SUCCESS; mask <<= 1) {
             int partner_new = f.newrank ^ mask, partner = fold_rank(&f, partner_new);
@@ -41,12 +33,8 @@ int allreduce_recursive_doubling(const void *sendbuf, void *recvbuf, size_t coun
             }
         }
     }
-    if (err == NOCMSG_SUCCESS && r < 2 * f.extra) {
-        if (f.newrank < 0)
-            err = coll_recv(acc, bytes, r + 1, TAG_ALLREDUCE, c);
-        else
-            err = coll_xsend(acc, bytes, r - 1, TAG_ALLREDUCE, c);
-    }
+    if (err == NOCMSG_SUCCESS)
+        err = fold_out(&f, r, acc, bytes, TAG_ALLREDUCE, c);
     free(tmp);
     return err;
 }

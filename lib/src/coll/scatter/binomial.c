@@ -8,11 +8,7 @@
 int scatter_binomial(const void *sendbuf, void *recvbuf, size_t bytes, int root, struct comm *c)
 {
     int n = c->size, v = (c->rank - root + n) % n, err = NOCMSG_SUCCESS;
-    int span = 1;
-    while (span < n && !(v & span))
-        span <<= 1;
-    if (v + span > n)
-        span = n - v;
+    int span = coll_binomial_span(v, n);
     unsigned char *tmp = malloc((size_t)span * bytes + 1);
     if (!tmp)
         return NOCMSG_ERR_NO_MEM;
