@@ -523,9 +523,13 @@ int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag
 int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, int peer, int tag, int sync,
                 nocmsg_comm comm, nocmsg_status *status)
 {
-    if (peer == NOCMSG_ANY_SOURCE)
-        return NOCMSG_ERR_RANK;
-    int err;
+    /* Check both halves before starting either: a receive left posted by a failed send would never complete. */
+    struct nocmsg_request_s check;
+    int err = prepare(&check, REQ_SEND, sendbuf, count, type, peer, tag, comm);
+    if (err == NOCMSG_SUCCESS)
+        err = prepare(&check, REQ_RECV, recvbuf, count, type, peer, tag, comm);
+    if (err != NOCMSG_SUCCESS)
+        return err;
     if (sync && (err = nocmsg_sendrecv(NULL, 0, NOCMSG_BYTE, peer, tag, NULL, 0, NOCMSG_BYTE, peer, tag, comm,
                                        NOCMSG_STATUS_IGNORE)) != NOCMSG_SUCCESS)
         return err;

@@ -48,6 +48,10 @@ static void bad_tags(void)
     CHECK_RC(nocmsg_send(buf, 1, NOCMSG_INT, t_right, NOCMSG_TAG_UB + 1, W), NOCMSG_ERR_TAG);
     CHECK_RC(nocmsg_ssend(buf, 1, NOCMSG_INT, t_right, -2, W), NOCMSG_ERR_TAG);
     CHECK_RC(nocmsg_isend(buf, 1, NOCMSG_INT, t_right, NOCMSG_ANY_TAG, W, &req), NOCMSG_ERR_TAG);
+    /* Regression: nocmsg_xchg posted its receive before finding the bad tag, then waited on it forever. */
+    CHECK_RC(nocmsg_xchg(buf, buf + 1, 1, NOCMSG_INT, t_right, NOCMSG_ANY_TAG, 0, W, NULL), NOCMSG_ERR_TAG);
+    CHECK_RC(nocmsg_xchg(buf, buf + 1, 1, NOCMSG_INT, t_right, -5, 1, W, NULL), NOCMSG_ERR_TAG);
+    CHECK_RC(nocmsg_xchg(buf, buf + 1, 1, NOCMSG_INT, NOCMSG_ANY_SOURCE, 3, 0, W, NULL), NOCMSG_ERR_RANK);
     CHECK_RC(nocmsg_issend(buf, 1, NOCMSG_INT, t_right, NOCMSG_TAG_UB + 1, W, &req), NOCMSG_ERR_TAG);
     CHECK_RC(nocmsg_recv(buf, 1, NOCMSG_INT, t_left, -5, W, &st), NOCMSG_ERR_TAG);
     CHECK_RC(nocmsg_recv(buf, 1, NOCMSG_INT, t_left, NOCMSG_TAG_UB + 1, W, &st), NOCMSG_ERR_TAG);
