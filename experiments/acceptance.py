@@ -9,8 +9,9 @@ check names, so a reader sees by how much a case passed or failed. A check with 
     recursive_doubling faster    allreduce, than reduce_bcast, from 16 cores on, each size measured
     selector within 20%          "auto" at most 1.2x the best algorithm measured, for every case measured
 
-A case is (operation, cores, bytes, root, timing); the timing ("sync") is "once" (calls back to back after one
-barrier, the default of bench/micro/coll.c) or "each" (a barrier before every call: latency).
+A case is (operation, cores, bytes, root). The checks judge latency: rows timed with sync "each" (the default of
+bench/micro/coll.c: a barrier before every call and a common start). Back-to-back rows (sync "once") are left out:
+there consecutive calls overlap, so a pipelined algorithm shows its throughput and a reduction its queueing.
 """
 
 import pandas as pd
@@ -19,14 +20,15 @@ BARRIER_LIMIT_CYCLES = 250
 BCAST_SPEEDUP = 5.0
 SELECTOR_SLACK = 1.2
 CASE = ["op", "ranks", "bytes", "root", "sync"]
+TIMING = "each"
 
 
 def usable(data):
-    """Rows that completed and checked out, with numeric times, each (case, algorithm) once."""
+    """Latency rows that completed and checked out, with numeric times, each (case, algorithm) once."""
     ok = data[data["status"] == "ok"].copy()
     ok["time"] = pd.to_numeric(ok["time"])
-    if "sync" not in ok:
-        ok["sync"] = "once"
+    ok["sync"] = ok["sync"].fillna(TIMING) if "sync" in ok else TIMING
+    ok = ok[ok["sync"] == TIMING]
     return ok.drop_duplicates(subset=CASE + ["algorithm"])
 
 
@@ -54,11 +56,11 @@ def bcast_speedup(data, ranks=64, nbytes=1024, fast="mesh_center", slow="linear"
     d = usable(data)
     d = d[(d["op"] == "bcast") & (d["ranks"] == ranks) & (d["bytes"] == nbytes)]
     rows = []
-    for (root, sync), group in d.groupby(["root", "sync"], sort=False):
+    for root, group in d.groupby("root", sort=False):
         times = group.set_index("algorithm")["time"]
         if fast in times and slow in times:
             speedup = times[slow] / times[fast]
-            rows.append(_row(check, f"{nbytes} B, {ranks} cores, root {root}, sync {sync} "
+            rows.append(_row(check, f"{nbytes} B, {ranks} cores, root {root} "
                                     f"({times[slow]:.0f} / {times[fast]:.0f} cycles)",
                              round(speedup, 2), BCAST_SPEEDUP, speedup >= BCAST_SPEEDUP))
     return rows or _missing(check, f"{fast} and {slow} bcast of {nbytes} B on {ranks} cores")
@@ -69,12 +71,11 @@ def allreduce_rd(data, from_ranks=16, fast="recursive_doubling", slow="reduce_bc
     d = usable(data)
     d = d[(d["op"] == "allreduce") & (d["ranks"] >= from_ranks)]
     rows = []
-    for (ranks, nbytes, sync), group in d.groupby(["ranks", "bytes", "sync"]):
+    for (ranks, nbytes), group in d.groupby(["ranks", "bytes"]):
         times = group.set_index("algorithm")["time"]
         if fast in times and slow in times:
             ratio = times[fast] / times[slow]
-            rows.append(_row(check, f"{ranks} cores, {nbytes} B, sync {sync} "
-                                    f"({times[fast]:.0f} vs {times[slow]:.0f} cycles)",
+            rows.append(_row(check, f"{ranks} cores, {nbytes} B ({times[fast]:.0f} vs {times[slow]:.0f} cycles)",
                              round(ratio, 3), 1.0, ratio < 1.0))
     return rows or _missing(check, f"{fast} and {slow} allreduce from {from_ranks} cores")
 
@@ -103,7 +104,7 @@ def selector(data):
         return _missing(check, "auto next to other algorithms")
     worst = ratios.loc[ratios["ratio"].idxmax()]
     over = int((ratios["ratio"] > SELECTOR_SLACK).sum())
-    where = f"{worst['op']} {worst['ranks']} cores {worst['bytes']} B root {worst['root']} sync {worst['sync']}"
+    where = f"{worst['op']} {worst['ranks']} cores {worst['bytes']} B root {worst['root']}"
     return [_row(check, f"{over} of {len(ratios)} cases over; worst: {where}, auto={worst['chosen']} "
                         f"{worst['auto_time']:.0f} vs {worst['best']} {worst['best_time']:.0f} cycles",
                  round(worst["ratio"], 3), SELECTOR_SLACK, over == 0)]

@@ -3,10 +3,10 @@
 All 64 cores; the root in a corner (tile 0), in the middle of an edge (tile 3, x=3 y=0) and at the centre (tile 27,
 x=3 y=3); every algorithm ``nocmsg_coll_algorithms("bcast")`` lists, and the selector ("auto", with the algorithm it
 picked). Times are in cycles, the max over cores of each core's mean time per broadcast (``bench/micro/coll.c``),
-measured two ways: back to back after one barrier ("sync once", the suite's default: consecutive broadcasts may
-overlap, so a pipelined algorithm such as ``chain`` shows its throughput) and one at a time, each after a barrier
-("sync each": latency). ``plot.png`` has one row per way, ``speedup.png`` each algorithm's speed-up over ``linear``
-(the root sends to every core in turn).
+measured two ways: latency ("sync each", the suite's default: every broadcast after a barrier, all cores starting it
+at the same cycle) and back to back after one barrier ("sync once": consecutive broadcasts overlap, so a pipelined
+algorithm such as ``chain`` shows its throughput rather than its latency). ``plot.png`` has one row per way,
+``speedup.png`` each algorithm's speed-up over ``linear`` (the root sends to every core in turn).
 """
 
 from pathlib import Path
@@ -24,7 +24,7 @@ from .collplot import algorithm_styles, draw_algorithms, size_label  # noqa: E40
 from .common import git_revision  # noqa: E402
 
 CHIP = REPO / "chips" / "pimp-8x8.toml"
-SYNCS = {"once": "back to back", "each": "one at a time (latency)"}
+SYNCS = {"each": "latency", "once": "back to back"}
 
 
 def sizes(quick):

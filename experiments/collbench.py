@@ -94,7 +94,7 @@ class Job:
     warmup: int = 2
     budget: int = 0  # time units per repetition (0: always `iters` calls)
     reps: list = field(default_factory=lambda: [1])  # one count, or one per size
-    sync: str = "once"  # "once": back to back after one barrier; "each": a barrier before every call (latency)
+    sync: str = "each"  # "each": a barrier and a common start before every call (latency); "once": back to back
     xfer: int = -1  # -1: the library's default
     label: str = ""  # which part of an experiment this job belongs to
 
@@ -191,37 +191,47 @@ def _volume(op, nbytes, ranks):
     return max(nbytes, 8) * (ranks if op in {"alltoall", "allgather", "gather", "scatter", "reduce_scatter"} else 1)
 
 
-# Simulated points time up to SIM_ITERATIONS calls, fewer when they would take more than SIM_BUDGET_CYCLES
-# (bench/micro/coll.c --budget measures one call first): short operations get many calls, to average out how the
-# cores happened to leave the barrier before them, while a linear broadcast of 64 KiB to 64 cores (millions of
-# cycles, at about half a million simulated cycles per second of host time) runs once.
-SIM_ITERATIONS, SIM_BUDGET_CYCLES = 40, 400_000
-QUICK_ITERATIONS, QUICK_BUDGET_CYCLES = 10, 150_000
+# Simulated points. With sync "each" (latency, the default) every call starts from the same instant on all cores and
+# takes the same cycles every time, so a few calls suffice. With sync "once" (back to back) up to 40 calls, and three
+# repetitions of short ones, average out how the cores left the barrier. Either way a point stops at
+# SIM_BUDGET_CYCLES (bench/micro/coll.c --budget measures one call first), so that a linear broadcast of 64 KiB to
+# 64 cores (millions of cycles, at about half a million simulated cycles per host second) runs once.
+SIM_ITERATIONS = {"each": 5, "once": 40}
+QUICK_ITERATIONS = {"each": 2, "once": 10}
+SIM_BUDGET_CYCLES, QUICK_BUDGET_CYCLES = 400_000, 150_000
 
 
-def sim_reps(op, nbytes, ranks, quick=False):
-    """Repetitions per point on the simulator (the best is kept): short operations are the ones whose time depends
-    on how the cores entered them (see bench/micro/coll.c), long ones run once."""
+def _volume(op, nbytes, ranks):
+    return max(nbytes, 8) * (ranks if op in {"alltoall", "allgather", "gather", "scatter", "reduce_scatter"} else 1)
+
+
+def sim_reps(op, nbytes, ranks, quick=False, sync="each"):
+    """Repetitions per point on the simulator (the best is kept): one for latency; back to back, short operations
+    are the ones whose time depends on how the cores entered them, so they run three times."""
+    if sync == "each":
+        return 1
     return 3 if _volume(op, nbytes, ranks) <= (256 if quick else 4096) else 1
 
 
-def sim_job(op, algorithm, ranks, sizes, quick=False, **fields):
+def sim_job(op, algorithm, ranks, sizes, quick=False, sync="each", **fields):
     """A simulated Job with the iteration, budget, repetition and warm-up counts of the policy above."""
-    return Job(op=op, algorithm=algorithm, ranks=ranks, sizes=list(sizes),
-               iters=[QUICK_ITERATIONS if quick else SIM_ITERATIONS],
+    return Job(op=op, algorithm=algorithm, ranks=ranks, sizes=list(sizes), sync=sync,
+               iters=[(QUICK_ITERATIONS if quick else SIM_ITERATIONS)[sync]],
                budget=QUICK_BUDGET_CYCLES if quick else SIM_BUDGET_CYCLES,
-               reps=[sim_reps(op, b, ranks, quick) for b in sizes], warmup=1 if quick else 2, **fields)
+               reps=[sim_reps(op, b, ranks, quick, sync) for b in sizes],
+               warmup=1 if quick or sync == "each" else 2, **fields)
 
 
-# Native points: up to 1,000 calls, fewer when they would take more than 20 ms; times are noisy, so the best of 3
-# repetitions is kept.
+# Native points: back to back (sync "once"): a synchronised start needs every rank on its own CPU through the wait,
+# and ranks that share CPUs (or a busy machine) yield while they wait and lose whole time slices. Up to 1,000 calls,
+# fewer when they would take more than 20 ms; the best of 3 repetitions.
 NATIVE_ITERATIONS, NATIVE_BUDGET_NS, NATIVE_REPS = 1000, 20_000_000, 3
 
 
 def native_job(op, algorithm, ranks, sizes, **fields):
     """A native Job with the counts above."""
     return Job(op=op, algorithm=algorithm, ranks=ranks, sizes=list(sizes), native=True, iters=[NATIVE_ITERATIONS],
-               budget=NATIVE_BUDGET_NS, reps=[NATIVE_REPS], warmup=10, **fields)
+               budget=NATIVE_BUDGET_NS, reps=[NATIVE_REPS], warmup=10, sync="once", **fields)
 
 
 def frame(rows):

@@ -4,9 +4,9 @@ Round trip against message size (neighbours and opposite corners, ``bench/micro/
 ``bench/micro/coll.c`` for every algorithm the library lists and for its selector ("auto"): barrier against the
 number of cores, bcast against message size (64 cores, root in a corner), alltoall against the number of cores
 (8 bytes per pair), allreduce against message size (64 cores) and against the number of cores (8 bytes). Core
-counts below 64 run on the first N cores (``nocmsg run -n N``: whole rows of the mesh). Times are in cycles: the
-max over cores of each core's mean over back-to-back calls. The acceptance checks of ``acceptance.py`` are
-computed from the same data.
+counts below 64 run on the first N cores (``nocmsg run -n N``: whole rows of the mesh). Times are latencies in
+cycles: every call follows a barrier and starts on all cores at the same cycle, and a point is the max over cores
+of each core's mean time per call. The acceptance checks of ``acceptance.py`` are computed from the same data.
 """
 
 from pathlib import Path

@@ -9,25 +9,31 @@
  *   coll --list OP        prints OP's algorithms, one per line, as nocmsg_coll_algorithms gives them
  *
  * --alg all means every algorithm of nocmsg_coll_algorithms(OP) and then "auto" (the selector); --iters and --reps
- * give one count for every size or one per size. With --budget T (cycles simulated, ns native) a probe (two calls,
- * the second timed) first measures the operation and the iteration count becomes T divided by its time, at least 1
- * and at most --iters (so a slow algorithm does not take hours); every rank uses rank 0's count. Prints CSV on
- * rank 0:
+ * give one count for every size or one per size. Prints CSV on rank 0:
  *     op,algorithm,chosen,ranks,bytes,root,iterations,sync,time,unit,xfer,status
  * chosen is nocmsg_coll_choice(OP, bytes) under that setting (the selector's pick for "auto"); time is, over --reps
- * repetitions, the best of the max over ranks of each rank's mean time per call across `iterations` calls. With
- * --sync once (the default) the calls run back to back after a barrier and --warmup untimed calls (default 2), so
- * consecutive calls may overlap and a pipelined algorithm (chain) shows its throughput; with --sync each every call
- * (warm-up ones too) follows its own barrier and only the call is timed: latency, as in OSU's benchmarks. status is
- * "ok", "wrong" (a result check failed after the timing) or the error string of a failing call. bytes is the whole
+ * repetitions, the best of the max over ranks of each rank's mean time per call across `iterations` calls; status is
+ * "ok", "wrong" (a result check after the timing failed) or the error string of a failing call. bytes is the whole
  * buffer for bcast, reduce, allreduce and scan, and the block per rank (per pair for alltoall) for gather, scatter,
  * allgather, alltoall and reduce_scatter. Reductions use NOCMSG_SUM on 32-bit integers, or on bytes when the size is
  * not a multiple of 4. root is "-" for operations without a root.
  *
- * The synchronising barrier and the collection of times use point-to-point messages only, so that a broken or slow
- * algorithm under test does not affect the measurement around it. Even on the deterministic simulator repetitions
- * differ: how far apart the cores leave the barrier decides whether the first messages find their receives posted
- * (fast path) or wait as unexpected ones, so use enough iterations, and repetitions for short operations.
+ * Two timings (--sync):
+ *   each (default)  latency: every call, --warmup ones (default 2) included, follows a barrier, after which all
+ *                   ranks start it at the same instant (both clocks are global; see START_MARGIN) and each times
+ *                   its own call from that instant. On the simulator this is exact: the same call takes the same
+ *                   cycles every iteration, so a few iterations suffice.
+ *   once            back to back: one barrier, --warmup untimed calls, then `iterations` calls in a row, so
+ *                   consecutive calls may overlap: a pipelined algorithm (chain) shows its throughput, and an
+ *                   operation whose root falls behind (reduce) its queueing; the mean depends on the iteration
+ *                   count, and short runs on how the cores left the barrier, so use many iterations and --reps.
+ * With --budget T (cycles simulated, ns native) a probe (two calls, the second timed) first measures the operation
+ * and the iteration count becomes T divided by its time, at least 1 and at most --iters (so that a slow algorithm
+ * does not take hours); every rank uses rank 0's count.
+ *
+ * The barriers and the collection of times use point-to-point messages only, so that a broken or slow algorithm
+ * under test does not affect the measurement around it; they send a rank nothing before it has finished its call
+ * (see max_over_ranks: results flooding a rank still timing its last call cost it 100,000 cycles on pimp-8x8).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,14 +42,26 @@
 
 #include <nocmsg.h>
 
+/* Both clocks are global, so ranks can agree on an instant: every core's cycle counter counts simulated time from 0
+ * (a waiting core is charged the cycles it slept), and natively CLOCK_MONOTONIC is the machine's (not nocmsg_wtime,
+ * whose origin is each process's start). START_MARGIN is how far ahead rank 0 schedules a start: time enough to
+ * tell every rank. */
 #ifdef NOCMSG_SIM
 #include <nocmsg_core.h>
 /* Cycles, exactly: no conversion through the clock frequency. */
 static uint64_t now(void) { return nocmsg_cycles(); }
 static const char *time_unit = "cycles";
+#define START_MARGIN(ranks) (500 + 50 * (uint64_t)(ranks))
 #else
-static uint64_t now(void) { return (uint64_t)(nocmsg_wtime() * 1e9); }
+#include <time.h>
+static uint64_t now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 static const char *time_unit = "ns";
+#define START_MARGIN(ranks) (5000 + 2000 * (uint64_t)(ranks))
 #endif
 
 #define MAX_LIST 64
@@ -52,14 +70,16 @@ static const char *time_unit = "ns";
 
 enum op_kind { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_SCATTER, OP_ALLGATHER, OP_ALLTOALL,
                OP_REDUCE_SCATTER, OP_SCAN };
-static const char *const op_names[] = {"barrier", "gather", "scatter", "allgather", "alltoall", "bcast", "reduce",
-                                       "allreduce", "reduce_scatter", "scan"};
-static const enum op_kind op_kinds[] = {OP_BARRIER, OP_GATHER, OP_SCATTER, OP_ALLGATHER, OP_ALLTOALL, OP_BCAST,
-                                        OP_REDUCE, OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_SCAN};
+static const struct {
+    const char *name;
+    enum op_kind kind;
+} ops[] = {{"barrier", OP_BARRIER},     {"bcast", OP_BCAST},         {"reduce", OP_REDUCE},
+           {"allreduce", OP_ALLREDUCE}, {"gather", OP_GATHER},       {"scatter", OP_SCATTER},
+           {"allgather", OP_ALLGATHER}, {"alltoall", OP_ALLTOALL},   {"reduce_scatter", OP_REDUCE_SCATTER},
+           {"scan", OP_SCAN}};
 
 struct bench {
     enum op_kind kind;
-    const char *op;
     int me, size;
     size_t bytes;     /* as on the command line (see the file comment) */
     int root;
@@ -90,17 +110,7 @@ static int parse_list(const char *s, long *out)
     return n;
 }
 
-/* Dissemination barrier over point-to-point messages: independent of the collective under test. */
-static void sync_all(int me, int size)
-{
-    for (int d = 1; d < size; d *= 2) {
-        char token = 0;
-        nocmsg_sendrecv(&token, 0, NOCMSG_BYTE, (me + d) % size, TAG_SYNC, &token, 0, NOCMSG_BYTE,
-                        (me - d + size) % size, TAG_SYNC, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
-    }
-}
-
-/* Every rank gets rank 0's `value` (point to point, like sync_all; the others wait for it, untimed). */
+/* Every rank gets rank 0's `value` (point to point; the others wait for it, untimed). */
 static uint64_t from_rank0(uint64_t value, int me, int size)
 {
     if (me == 0) {
@@ -115,7 +125,7 @@ static uint64_t from_rank0(uint64_t value, int me, int size)
 /* Rank 0 gets the maximum of `value` over ranks, passed along a ring 0 -> 1 -> ... -> size-1 -> 0 with a running
  * maximum. A ring, not every rank sending to rank 0: a rank gets one message, and only once the ranks before it
  * have finished, so a rank still timing its last call is not flooded with results (63 unexpected messages at
- * rank 0 cost it about 100,000 cycles on pimp-8x8). */
+ * rank 0 cost it about 100,000 cycles on pimp-8x8). It is also the first half of sync_all. */
 static uint64_t max_over_ranks(uint64_t value, int me, int size)
 {
     if (size == 1)
@@ -133,6 +143,15 @@ static uint64_t max_over_ranks(uint64_t value, int me, int size)
             value = v;
     }
     return value;
+}
+
+/* Barrier over point-to-point messages, independent of the collective under test: a ring from rank 0 round to
+ * rank 0 (so a rank gets a message only once the ranks before it are done: nothing disturbs one still finishing a
+ * call), then rank 0 releases the others. One-word messages with constant arguments take the inlined fast path. */
+static void sync_all(int me, int size)
+{
+    max_over_ranks(0, me, size);
+    from_rank0(0, me, size);
 }
 
 static int is_reduction(enum op_kind k)
@@ -312,13 +331,17 @@ static void measure(struct bench *b, int *iters_io, int warmup, int reps, int sy
     for (int rep = 0; rep < reps; rep++) {
         uint64_t total = 0;
         if (sync_each) {
-            /* One call at a time, each after a barrier: latency, as OSU's benchmarks measure it. */
+            /* One call at a time: latency. After a barrier (as in OSU's benchmarks) rank 0 names an instant just
+             * ahead and every rank waits for it, so all start the call together rather than as unevenly as they
+             * leave the barrier; each rank's time runs from that instant to the end of its call. */
             for (int i = -warmup; i < iters && error == NOCMSG_SUCCESS; i++) {
-                sync_all(b->me, b->size);
-                uint64_t t0 = now();
+                max_over_ranks(0, b->me, b->size); /* the ring of sync_all */
+                uint64_t start = from_rank0(now() + START_MARGIN(b->size), b->me, b->size);
+                while (now() < start)
+                    ;
                 error = call(b);
                 if (i >= 0)
-                    total += now() - t0;
+                    total += now() - start;
             }
         } else {
             /* Back to back after one barrier. The warm-up calls follow the barrier directly: they absorb its uneven
@@ -359,7 +382,7 @@ int main(int argc, char **argv)
     int me = nocmsg_rank(), size = nocmsg_size();
     const char *op = NULL, *algs = "auto", *list = NULL;
     long sizes[MAX_LIST] = {8}, roots[MAX_LIST] = {0}, iters[MAX_LIST] = {100}, reps[MAX_LIST] = {1};
-    int nsizes = 1, nroots = 1, niters = 1, nreps = 1, warmup = 2, xfer = -1, sync_each = 0;
+    int nsizes = 1, nroots = 1, niters = 1, nreps = 1, warmup = 2, xfer = -1, sync_each = 1;
     uint64_t budget = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -402,9 +425,9 @@ int main(int argc, char **argv)
     }
     enum op_kind kind = OP_BARRIER;
     int known = 0;
-    for (size_t i = 0; op && i < sizeof op_names / sizeof op_names[0]; i++)
-        if (!strcmp(op, op_names[i])) {
-            kind = op_kinds[i];
+    for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, ops[i].name)) {
+            kind = ops[i].kind;
             known = 1;
         }
     if (!known || !nocmsg_coll_algorithms(op))
@@ -462,7 +485,7 @@ int main(int argc, char **argv)
     int blocks = kind == OP_GATHER || kind == OP_SCATTER || kind == OP_ALLGATHER || kind == OP_ALLTOALL ||
                  kind == OP_REDUCE_SCATTER;
     size_t cap = max_bytes * (size_t)(blocks ? size : 1) + 8;
-    struct bench b = {.kind = kind, .op = op, .me = me, .size = size};
+    struct bench b = {.kind = kind, .me = me, .size = size};
     b.cap = cap;
     b.send = malloc(cap);
     b.recv = malloc(cap);

@@ -12,8 +12,11 @@ Runs bench/micro/coll.c (one run per algorithm and core count; see experiments/c
     coll_allreduce_size_sim.csv   allreduce vs size, 4 B..64 KiB, 64 cores
     coll_alltoall_cores_sim.csv   alltoall of 8 B and 1 KiB per pair vs cores
 with the columns of bench/micro/coll.c (time in `unit`: cycles simulated, ns native) and prints each as a table of
-time by algorithm. Core counts below 64 run on the first N cores of pimp-8x8 (`nocmsg run -n N`). Ping-pong
-latency and bandwidth are bench/micro/pingpong.py's.
+time by algorithm. Simulated times are latencies (sync "each": a barrier and a common start before every call);
+native ones are back to back (sync "once"; see experiments/collbench.py for why). Core counts below 64 run on the
+first N cores of pimp-8x8 (`nocmsg run -n N`). Native ranks are pinned; on a machine with fewer CPUs than ranks
+they share CPUs (the host port yields while it waits), so native times then include scheduling and vary with the
+machine's load. Ping-pong latency and bandwidth are bench/micro/pingpong.py's.
 """
 
 import argparse

@@ -60,3 +60,14 @@ def test_missing_data_is_a_visible_failure():
         assert not row["passed"] and row["case"].startswith("no data")
     text = acceptance.table(acceptance.as_frame(acceptance.barrier(empty)))
     assert text.splitlines()[1].startswith("FAIL")
+
+
+def test_back_to_back_rows_do_not_decide_the_checks():
+    latency = rows("bcast", 64, 8, "0", {"linear": 100.0, "binomial": 50.0, "chain": 400.0, "auto": 55.0},
+                   chosen="binomial")
+    back_to_back = rows("bcast", 64, 8, "0", {"linear": 90.0, "binomial": 40.0, "chain": 5.0, "auto": 45.0},
+                        chosen="binomial")
+    for row in back_to_back:
+        row["sync"] = "once"
+    [check] = acceptance.selector(frame(latency, back_to_back))
+    assert check["passed"] and check["value"] == 1.1 and check["case"].startswith("0 of 1 cases over")
