@@ -110,9 +110,11 @@ def selector(data):
                  round(worst["ratio"], 3), SELECTOR_SLACK, over == 0)]
 
 
-def selector_table(data):
-    """Every case of the selector check as text, worst first."""
+def selector_table(data, over_only=False):
+    """Every case of the selector check (or only those over the limit) as text, worst first."""
     ratios = selector_ratios(data)
+    if over_only and not ratios.empty:
+        ratios = ratios[ratios["ratio"] > SELECTOR_SLACK]
     if ratios.empty:
         return "(no cases)"
     ratios = ratios.sort_values("ratio", ascending=False)

@@ -185,6 +185,9 @@ def run(out_dir="results/bcast-algorithms", quick=False):
     print(summary)
     print("\nacceptance checks:")
     print(acceptance.table(check_frame))
+    over = acceptance.selector_table(data, over_only=True)
+    if over != "(no cases)":
+        print(f"cases where auto is more than {acceptance.SELECTOR_SLACK:g}x the best:\n{over}")
     names = ["data.csv", "checks.csv", "selector.csv", "plot.png", "speedup.png", "README.md"]
     print("wrote " + ", ".join(str(out / n) for n in names))
     return data

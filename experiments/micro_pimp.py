@@ -181,6 +181,9 @@ def run(out_dir="results/micro-pimp", quick=False):
     print(summary)
     print("\nacceptance checks:")
     print(acceptance.table(check_frame))
+    over = acceptance.selector_table(data, over_only=True)
+    if over != "(no cases)":
+        print(f"cases where auto is more than {acceptance.SELECTOR_SLACK:g}x the best:\n{over}")
     names = ["data.csv", "roundtrip.csv", "checks.csv", "selector.csv", "plot.png", "README.md"]
     print("wrote " + ", ".join(str(out / n) for n in names))
     return data
