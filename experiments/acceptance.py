@@ -6,7 +6,7 @@ check names, so a reader sees by how much a case passed or failed. A check with 
 
     barrier <= 250 cycles        on 64 cores, with the best barrier algorithm
     mesh_center >= 5x linear     bcast of 1 KiB on 64 cores (8x8), each root measured
-    recursive_doubling faster    allreduce, than reduce_bcast, from 16 cores on, each size measured
+    recursive_doubling faster    allreduce of 8 B, than reduce_bcast, on every core count measured from 16 on
     selector within 20%          "auto" at most 1.2x the best algorithm measured, for every case measured
 
 A case is (operation, cores, bytes, root). The checks judge latency: rows timed with sync "each" (the default of
@@ -66,10 +66,11 @@ def bcast_speedup(data, ranks=64, nbytes=1024, fast="mesh_center", slow="linear"
     return rows or _missing(check, f"{fast} and {slow} bcast of {nbytes} B on {ranks} cores")
 
 
-def allreduce_rd(data, from_ranks=16, fast="recursive_doubling", slow="reduce_bcast"):
+def allreduce_rd(data, from_ranks=16, nbytes=8, fast="recursive_doubling", slow="reduce_bcast"):
+    """At the size of the core sweep (one 8-byte value, as in the PIMP paper); larger sizes are in the tables."""
     check = f"{fast} allreduce < {slow} from {from_ranks} cores"
     d = usable(data)
-    d = d[(d["op"] == "allreduce") & (d["ranks"] >= from_ranks)]
+    d = d[(d["op"] == "allreduce") & (d["ranks"] >= from_ranks) & (d["bytes"] == nbytes)]
     rows = []
     for (ranks, nbytes), group in d.groupby(["ranks", "bytes"]):
         times = group.set_index("algorithm")["time"]
@@ -77,7 +78,7 @@ def allreduce_rd(data, from_ranks=16, fast="recursive_doubling", slow="reduce_bc
             ratio = times[fast] / times[slow]
             rows.append(_row(check, f"{ranks} cores, {nbytes} B ({times[fast]:.0f} vs {times[slow]:.0f} cycles)",
                              round(ratio, 3), 1.0, ratio < 1.0))
-    return rows or _missing(check, f"{fast} and {slow} allreduce from {from_ranks} cores")
+    return rows or _missing(check, f"{fast} and {slow} allreduce of {nbytes} B from {from_ranks} cores")
 
 
 def selector_ratios(data):

@@ -37,7 +37,8 @@ def test_bcast_speedup_is_checked_at_every_root_and_wrong_results_do_not_count()
 def test_allreduce_recursive_doubling_must_win_from_16_cores_only():
     data = frame(rows("allreduce", 8, 8, "-", {"reduce_bcast": 100.0, "recursive_doubling": 200.0}),
                  rows("allreduce", 16, 8, "-", {"reduce_bcast": 300.0, "recursive_doubling": 200.0}),
-                 rows("allreduce", 64, 8, "-", {"reduce_bcast": 300.0, "recursive_doubling": 300.0}))
+                 rows("allreduce", 64, 8, "-", {"reduce_bcast": 300.0, "recursive_doubling": 300.0}),
+                 rows("allreduce", 64, 65536, "-", {"reduce_bcast": 1.0, "recursive_doubling": 9.0}))
     checks = acceptance.allreduce_rd(data)
     assert [c["passed"] for c in checks] == [True, False]  # 16 cores faster; 64 cores a tie is not faster
 
