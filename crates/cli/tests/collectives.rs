@@ -15,19 +15,6 @@ use std::sync::OnceLock;
 const NATIVE_RANKS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9];
 const SUMMARY_PREFIX: &str = "libnocmsg collectives: ";
 
-/// The suite's sources: every `.c` file in tests/coll, in a fixed order.
-fn sources() -> Vec<PathBuf> {
-    let dir = root().join("tests/coll");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "c"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no C sources in {}", dir.display());
-    files
-}
-
 struct Builds {
     sim: PathBuf,
     native: PathBuf,
@@ -43,7 +30,7 @@ fn builds() -> &'static Builds {
             let cc = root().join("bin").join(wrapper);
             assert!(cc.exists(), "{} does not exist: the collectives suite needs it", cc.display());
             run_checked(
-                Command::new(&cc).args(["-O2", "-Wall"]).args(sources()).arg("-o").arg(out),
+                Command::new(&cc).args(["-O2", "-Wall"]).args(c_sources("tests/coll")).arg("-o").arg(out),
                 &format!("{wrapper} tests/coll/*.c"),
             );
         }

@@ -20,19 +20,6 @@ use std::sync::OnceLock;
 const NATIVE_RANKS: &[usize] = &[1, 2, 3, 4, 8];
 const SEEDS_PREFIX: &str = "libnocmsg random patterns: 100 seeds, ";
 
-/// The suite's sources: every `.c` file in tests/lib, in a fixed order.
-fn sources() -> Vec<PathBuf> {
-    let dir = root().join("tests/lib");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "c"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no C sources in {}", dir.display());
-    files
-}
-
 struct Builds {
     sim: PathBuf,
     /// Simulated, with the inline fast paths turned off.
@@ -58,7 +45,7 @@ fn builds() -> &'static Builds {
             let cc = root().join("bin").join(wrapper);
             assert!(cc.exists(), "{} does not exist: the library suite needs it", cc.display());
             run_checked(
-                Command::new(&cc).args(["-O2", "-Wall"]).args(flags).args(sources()).arg("-o").arg(out),
+                Command::new(&cc).args(["-O2", "-Wall"]).args(flags).args(c_sources("tests/lib")).arg("-o").arg(out),
                 &format!("{wrapper} {} tests/lib/*.c", flags.join(" ")),
             );
         }

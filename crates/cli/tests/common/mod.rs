@@ -32,6 +32,19 @@ pub fn show(out: &Output) -> String {
     format!("--- status ---\n{:?}\n--- stdout ---\n{}--- stderr ---\n{}", out.status, text(&out.stdout), text(&out.stderr))
 }
 
+/// The `.c` files of a directory under the repository root, in a fixed order (a C test suite's sources).
+pub fn c_sources(dir: &str) -> Vec<PathBuf> {
+    let dir = root().join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "c"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no C sources in {}", dir.display());
+    files
+}
+
 /// Runs a build step and fails the test with its output if it fails.
 pub fn run_checked(cmd: &mut Command, what: &str) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
