@@ -457,26 +457,43 @@ int nocmsg_scan(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
 
 /* ---- v-operations (linear: one message per rank with data) ------------------------------------------------ */
 
+/* The checks gatherv and scatterv share. `mine` (count, type) is this rank's own block, or NOCMSG_IN_PLACE at the
+ * root; the root's vector (vbuf, counts, displs, vtype) must give the root's own block the same size. On success
+ * *bytes is the size of this rank's block and *elem the size of a vector element (at the root). */
+static int rooted_vector_args(nocmsg_comm comm, int root, const void *mine, int count, nocmsg_datatype type,
+                              const void *vbuf, const int counts[], const int displs[], nocmsg_datatype vtype,
+                              struct comm **c, int *is_root, int *in_place, size_t *bytes, size_t *elem)
+{
+    size_t extent;
+    int err = get_comm(comm, c);
+    if (err == NOCMSG_SUCCESS)
+        err = check_root(*c, root);
+    *is_root = err == NOCMSG_SUCCESS && (*c)->rank == root;
+    *in_place = *is_root && mine == NOCMSG_IN_PLACE;
+    *bytes = 0;
+    if (err == NOCMSG_SUCCESS && !*in_place)
+        err = buffer_bytes(mine, count, type, bytes);
+    if (err == NOCMSG_SUCCESS && *is_root) {
+        err = vector_bytes(vbuf, counts, displs, vtype, (*c)->size, &extent);
+        *elem = (size_t)nocmsg_type_sizes[vtype];
+        if (err == NOCMSG_SUCCESS && !*in_place && (size_t)counts[root] * *elem != *bytes)
+            err = NOCMSG_ERR_COUNT;
+    }
+    return err;
+}
+
 int nocmsg_gatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], nocmsg_datatype recvtype, int root, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t sbytes = 0, extent;
-    int err = get_comm(comm, &c);
-    if (err == NOCMSG_SUCCESS)
-        err = check_root(c, root);
-    int is_root = err == NOCMSG_SUCCESS && c->rank == root, in_place = is_root && sendbuf == NOCMSG_IN_PLACE;
-    if (err == NOCMSG_SUCCESS && !in_place)
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
-    if (err == NOCMSG_SUCCESS && is_root)
-        err = vector_bytes(recvbuf, recvcounts, displs, recvtype, c->size, &extent);
+    int is_root, in_place;
+    size_t sbytes, elem;
+    int err = rooted_vector_args(comm, root, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &c,
+                                 &is_root, &in_place, &sbytes, &elem);
     if (err != NOCMSG_SUCCESS)
         return err;
     if (!is_root)
         return sbytes ? coll_send(sendbuf, sbytes, root, TAG_GATHER, c) : NOCMSG_SUCCESS;
-    size_t elem = (size_t)nocmsg_type_sizes[recvtype];
-    if (!in_place && (size_t)recvcounts[root] * elem != sbytes)
-        return NOCMSG_ERR_COUNT;
     struct nocmsg_request_s *r = calloc((size_t)c->size, sizeof *r);
     if (!r)
         return NOCMSG_ERR_NO_MEM;
@@ -502,22 +519,14 @@ int nocmsg_scatterv(const void *sendbuf, const int sendcounts[], const int displ
                     void *recvbuf, int recvcount, nocmsg_datatype recvtype, int root, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t rbytes = 0, extent;
-    int err = get_comm(comm, &c);
-    if (err == NOCMSG_SUCCESS)
-        err = check_root(c, root);
-    int is_root = err == NOCMSG_SUCCESS && c->rank == root, in_place = is_root && recvbuf == NOCMSG_IN_PLACE;
-    if (err == NOCMSG_SUCCESS && !in_place)
-        err = buffer_bytes(recvbuf, recvcount, recvtype, &rbytes);
-    if (err == NOCMSG_SUCCESS && is_root)
-        err = vector_bytes(sendbuf, sendcounts, displs, sendtype, c->size, &extent);
+    int is_root, in_place;
+    size_t rbytes, elem;
+    int err = rooted_vector_args(comm, root, recvbuf, recvcount, recvtype, sendbuf, sendcounts, displs, sendtype, &c,
+                                 &is_root, &in_place, &rbytes, &elem);
     if (err != NOCMSG_SUCCESS)
         return err;
     if (!is_root)
         return rbytes ? coll_recv(recvbuf, rbytes, root, TAG_SCATTER, c) : NOCMSG_SUCCESS;
-    size_t elem = (size_t)nocmsg_type_sizes[sendtype];
-    if (!in_place && (size_t)sendcounts[root] * elem != rbytes)
-        return NOCMSG_ERR_COUNT;
     struct nocmsg_request_s *r = calloc((size_t)c->size, sizeof *r);
     if (!r)
         return NOCMSG_ERR_NO_MEM;
