@@ -143,3 +143,31 @@ def table(frame, extra=()):
                       for row in frame[cols].itertuples(index=False)]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def readme_sections(check_frame, data, summary, commands, built):
+    """The part of an experiment's README after its header: the acceptance checks, the selector against the best
+    algorithm, the results and the simulator commands (``built`` names what was built, e.g. "programs built")."""
+    lines = [
+        "Acceptance checks:",
+        "",
+        "```",
+        table(check_frame),
+        "```",
+        "",
+        "The selector (\"auto\") against the best algorithm, every case (`selector.csv`):",
+        "",
+        "```",
+        selector_table(data),
+        "```",
+        "",
+        "Results:",
+        "",
+        "```",
+        summary,
+        "```",
+        "",
+        f"Simulator commands ({built} with `bin/nocmsg-cc -O2` into `target/bench/`):",
+        "",
+    ]
+    return lines + [f"    {c}" for c in commands]

@@ -141,28 +141,8 @@ def write_readme(path, commands, summary, check_frame, data, quick):
         "position), `checks.csv` (acceptance checks), `selector.csv` (auto against the best, every case)",
         "- plots: `plot.png` (cycles), `speedup.png` (over linear)",
         "",
-        "Acceptance checks:",
-        "",
-        "```",
-        acceptance.table(check_frame),
-        "```",
-        "",
-        "The selector (\"auto\") against the best algorithm, every case (`selector.csv`):",
-        "",
-        "```",
-        acceptance.selector_table(data),
-        "```",
-        "",
-        "Results:",
-        "",
-        "```",
-        summary,
-        "```",
-        "",
-        "Simulator commands (`bench/micro/coll.c` built with `bin/nocmsg-cc -O2` into `target/bench/`):",
-        "",
     ]
-    lines += [f"    {c}" for c in commands]
+    lines += acceptance.readme_sections(check_frame, data, summary, commands, "`bench/micro/coll.c` built")
     Path(path).write_text("\n".join(lines) + "\n")
 
 

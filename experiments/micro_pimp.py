@@ -135,28 +135,8 @@ def write_readme(path, commands, summary, check_frame, data, quick):
         "the best, every case)",
         "- plot: `plot.png`",
         "",
-        "Acceptance checks:",
-        "",
-        "```",
-        acceptance.table(check_frame),
-        "```",
-        "",
-        "The selector (\"auto\") against the best algorithm, every case (`selector.csv`):",
-        "",
-        "```",
-        acceptance.selector_table(data),
-        "```",
-        "",
-        "Results:",
-        "",
-        "```",
-        summary,
-        "```",
-        "",
-        "Simulator commands (programs built with `bin/nocmsg-cc -O2` into `target/bench/`):",
-        "",
     ]
-    lines += [f"    {c}" for c in commands]
+    lines += acceptance.readme_sections(check_frame, data, summary, commands, "programs built")
     Path(path).write_text("\n".join(lines) + "\n")
 
 
