@@ -81,7 +81,7 @@ static inline int prepare(struct nocmsg_request_s *r, int kind, const void *buf,
     return NOCMSG_SUCCESS;
 }
 
-static int start(struct nocmsg_request_s *r, int sync)
+static int start(struct nocmsg_request_s *r, int mode)
 {
     if (r->peer == NOCMSG_PROC_NULL) {
         empty_status(&r->status, NOCMSG_PROC_NULL);
@@ -89,18 +89,18 @@ static int start(struct nocmsg_request_s *r, int sync)
         return NOCMSG_SUCCESS;
     }
     if (r->kind == REQ_SEND)
-        return nocmsg_engine_send(r, sync);
+        return nocmsg_engine_send(r, mode);
     nocmsg_engine_recv(r);
     return NOCMSG_SUCCESS;
 }
 
-__attribute__((noinline, cold)) static int blocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
+__attribute__((noinline, cold)) static int blocking(int kind, int mode, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
                     nocmsg_comm comm, nocmsg_status *status)
 {
     struct nocmsg_request_s r;
     int err = prepare(&r, kind, buf, count, type, peer, tag, comm);
     if (err == NOCMSG_SUCCESS)
-        err = start(&r, sync);
+        err = start(&r, mode);
     if (err != NOCMSG_SUCCESS)
         return err;
     while (!r.done)
@@ -133,12 +133,12 @@ int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int 
                 return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
         }
     }
-    return blocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, NULL);
+    return blocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, NULL);
 }
 
 int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
-    return blocking(REQ_SEND, 1, buf, count, type, dest, tag, comm, NULL);
+    return blocking(REQ_SEND, SEND_SYNC, buf, count, type, dest, tag, comm, NULL);
 }
 
 /* The fast receive took a header it cannot handle: the engine takes it, then the general path runs. */
@@ -201,7 +201,7 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
 
-static int nonblocking(int kind, int sync, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
+static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
                        nocmsg_comm comm, nocmsg_request *request)
 {
     if (!request)
@@ -214,7 +214,7 @@ static int nonblocking(int kind, int sync, const void *buf, int count, nocmsg_da
     if (!r)
         return NOCMSG_ERR_NO_MEM;
     *r = tmp;
-    if ((err = start(r, sync)) != NOCMSG_SUCCESS) {
+    if ((err = start(r, mode)) != NOCMSG_SUCCESS) {
         free(r);
         return err;
     }
@@ -225,13 +225,13 @@ static int nonblocking(int kind, int sync, const void *buf, int count, nocmsg_da
 int nocmsg_isend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
                  nocmsg_request *request)
 {
-    return nonblocking(REQ_SEND, 0, buf, count, type, dest, tag, comm, request);
+    return nonblocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, request);
 }
 
 int nocmsg_issend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
                   nocmsg_request *request)
 {
-    return nonblocking(REQ_SEND, 1, buf, count, type, dest, tag, comm, request);
+    return nonblocking(REQ_SEND, SEND_SYNC, buf, count, type, dest, tag, comm, request);
 }
 
 int nocmsg_irecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
@@ -482,7 +482,7 @@ int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struc
     r.tag = tag;
     r.buf = (void *)buf;
     r.bytes = bytes;
-    int err = nocmsg_engine_send(&r, 0);
+    int err = nocmsg_engine_send(&r, SEND_STANDARD);
     if (err != NOCMSG_SUCCESS)
         return err;
     while (!r.done)
