@@ -5,10 +5,13 @@
  */
 #include "internal.h"
 
+#include "coll/coll.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_GATHER = 1, TAG_BCAST = 2 };
+/* Tags of the context-id agreement on the private context (below the collectives' tags in coll/coll.h). */
+enum { TAG_AGREE_GATHER = 1, TAG_AGREE_BCAST = 2 };
 #define ID_WORDS (MAX_COMMS / 64)
 
 /* Sets up communicator `id` with the given world ranks (in comm-rank order). */
@@ -77,13 +80,13 @@ static int allgather(struct comm *c, const void *mine, void *all, size_t bytes)
     int err = NOCMSG_SUCCESS;
     if (c->rank == 0) {
         for (int r = 1; r < c->size && err == NOCMSG_SUCCESS; r++)
-            err = nocmsg_internal_recv(out + (size_t)r * bytes, bytes, r, TAG_GATHER, c);
+            err = coll_recv(out + (size_t)r * bytes, bytes, r, TAG_AGREE_GATHER, c);
         for (int r = 1; r < c->size && err == NOCMSG_SUCCESS; r++)
-            err = nocmsg_internal_send(out, bytes * (size_t)c->size, r, TAG_BCAST, c);
+            err = coll_send(out, bytes * (size_t)c->size, r, TAG_AGREE_BCAST, c);
     } else {
-        err = nocmsg_internal_send(mine, bytes, 0, TAG_GATHER, c);
+        err = coll_send(mine, bytes, 0, TAG_AGREE_GATHER, c);
         if (err == NOCMSG_SUCCESS)
-            err = nocmsg_internal_recv(out, bytes * (size_t)c->size, 0, TAG_BCAST, c);
+            err = coll_recv(out, bytes * (size_t)c->size, 0, TAG_AGREE_BCAST, c);
     }
     return err;
 }

@@ -132,8 +132,4 @@ static inline struct comm *nocmsg_comm_get(nocmsg_comm c)
 int nocmsg_comm_init(void);
 void nocmsg_comm_finalize(void);
 
-/* Blocking send/recv used by the library itself (communicator management): on the comm's internal context. */
-int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
-int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm *c);
-
 #endif /* NOCMSG_INTERNAL_H */

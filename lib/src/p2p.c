@@ -473,39 +473,6 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
     return err;
 }
 
-int nocmsg_internal_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
-{
-    struct nocmsg_request_s r = {0};
-    r.kind = REQ_SEND;
-    r.ctx = c->ctx + 1;
-    r.peer = c->world_of[dest];
-    r.tag = tag;
-    r.buf = (void *)buf;
-    r.bytes = bytes;
-    int err = nocmsg_engine_send(&r, SEND_STANDARD);
-    if (err != NOCMSG_SUCCESS)
-        return err;
-    while (!r.done)
-        nocmsg_engine_block();
-    return r.error;
-}
-
-int nocmsg_internal_recv(void *buf, size_t bytes, int src, int tag, struct comm *c)
-{
-    struct nocmsg_request_s r = {0};
-    r.kind = REQ_RECV;
-    r.comm = NOCMSG_COMM_NULL;
-    r.ctx = c->ctx + 1;
-    r.peer = c->world_of[src];
-    r.tag = tag;
-    r.buf = buf;
-    r.bytes = bytes;
-    nocmsg_engine_recv(&r);
-    while (!r.done)
-        nocmsg_engine_block();
-    return r.error;
-}
-
 /* ---- NoCMsg's non-flow-controlled transfers ------------------------------------------------------------ */
 
 int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
