@@ -120,6 +120,26 @@ void nocmsg_engine_complete(struct nocmsg_request_s *req, int error);
 /* coll/tables.c: reads the NOCMSG_<OPERATION> and NOCMSG_COLL_XFER environment variables. */
 void nocmsg_coll_init(void);
 
+/* Returns NOCMSG_ERR_NOT_INITIALIZED from the calling function outside nocmsg_init .. nocmsg_finalize. */
+#define CHECK_INIT()                                                                                            \
+    do {                                                                                                        \
+        if (!nocmsg_lib.initialized || nocmsg_lib.finalized)                                                    \
+            return NOCMSG_ERR_NOT_INITIALIZED;                                                                  \
+    } while (0)
+
+/* Checks a buffer description and gives its size in bytes (NOCMSG_IN_PLACE counts as a buffer). */
+static inline int nocmsg_message_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
+{
+    if (count < 0)
+        return NOCMSG_ERR_COUNT;
+    if (type <= NOCMSG_DATATYPE_NULL || type >= NOCMSG_BASIC_DATATYPES)
+        return NOCMSG_ERR_TYPE;
+    if (!buf && count > 0)
+        return NOCMSG_ERR_BUFFER;
+    *bytes = (size_t)count * (size_t)nocmsg_type_sizes[type];
+    return NOCMSG_SUCCESS;
+}
+
 /* comm.c */
 /* The communicator behind a handle, or NULL if the handle is not a live communicator. */
 static inline struct comm *nocmsg_comm_get(nocmsg_comm c)

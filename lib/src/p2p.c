@@ -6,25 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_INIT()                                                                                            \
-    do {                                                                                                        \
-        if (!nocmsg_lib.initialized || nocmsg_lib.finalized)                                                    \
-            return NOCMSG_ERR_NOT_INITIALIZED;                                                                  \
-    } while (0)
-
-/* Checks a buffer description and gives its size in bytes. */
-static inline int message_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
-{
-    if (count < 0)
-        return NOCMSG_ERR_COUNT;
-    if (type <= NOCMSG_DATATYPE_NULL || type >= NOCMSG_BASIC_DATATYPES)
-        return NOCMSG_ERR_TYPE;
-    if (!buf && count > 0)
-        return NOCMSG_ERR_BUFFER;
-    *bytes = (size_t)count * (size_t)nocmsg_type_sizes[type];
-    return NOCMSG_SUCCESS;
-}
-
 static inline int valid_tag(int tag, int wildcard_ok)
 {
     return (tag >= 0 && tag <= NOCMSG_TAG_UB) || (wildcard_ok && tag == NOCMSG_ANY_TAG);
@@ -55,7 +36,7 @@ static inline int prepare(struct nocmsg_request_s *r, int kind, const void *buf,
     if (!c)
         return NOCMSG_ERR_COMM;
     size_t bytes;
-    int err = message_bytes(buf, count, type, &bytes);
+    int err = nocmsg_message_bytes(buf, count, type, &bytes);
     if (err != NOCMSG_SUCCESS)
         return err;
     if (!valid_rank(c, peer, kind == REQ_RECV))
@@ -460,7 +441,7 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
 {
     CHECK_INIT();
     size_t bytes;
-    int err = message_bytes(buf, count, type, &bytes);
+    int err = nocmsg_message_bytes(buf, count, type, &bytes);
     if (err != NOCMSG_SUCCESS)
         return err;
     void *copy = malloc(bytes ? bytes : 1);

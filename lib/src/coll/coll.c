@@ -106,31 +106,12 @@ int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf
 
 /* ---- checks ----------------------------------------------------------------------------------------------- */
 
-#define CHECK_INIT()                                                                                            \
-    do {                                                                                                        \
-        if (!nocmsg_lib.initialized || nocmsg_lib.finalized)                                                    \
-            return NOCMSG_ERR_NOT_INITIALIZED;                                                                  \
-    } while (0)
-
 static int get_comm(nocmsg_comm comm, struct comm **c)
 {
     *c = NULL;
     CHECK_INIT();
     *c = nocmsg_comm_get(comm);
     return *c ? NOCMSG_SUCCESS : NOCMSG_ERR_COMM;
-}
-
-/* Checks a buffer description (IN_PLACE counts as present) and gives its size in bytes. */
-static int buffer_bytes(const void *buf, int count, nocmsg_datatype type, size_t *bytes)
-{
-    if (count < 0)
-        return NOCMSG_ERR_COUNT;
-    if (type <= NOCMSG_DATATYPE_NULL || type >= NOCMSG_BASIC_DATATYPES)
-        return NOCMSG_ERR_TYPE;
-    if (!buf && count > 0)
-        return NOCMSG_ERR_BUFFER;
-    *bytes = (size_t)count * (size_t)nocmsg_type_sizes[type];
-    return NOCMSG_SUCCESS;
 }
 
 static int check_root(const struct comm *c, int root)
@@ -183,7 +164,7 @@ int nocmsg_bcast(void *buf, int count, nocmsg_datatype type, int root, nocmsg_co
     size_t bytes;
     int err = get_comm(comm, &c);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(buf, count, type, &bytes);
+        err = nocmsg_message_bytes(buf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
         err = check_root(c, root);
     if (err != NOCMSG_SUCCESS || c->size == 1 || bytes == 0)
@@ -204,9 +185,9 @@ int nocmsg_reduce(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype
     if (err == NOCMSG_SUCCESS)
         err = check_root(c, root);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(sendbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(sendbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS && c->rank == root)
-        err = buffer_bytes(recvbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(recvbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
         err = coll_reduction_of(op, type, &red);
     if (err == NOCMSG_SUCCESS && sendbuf == NOCMSG_IN_PLACE && c->rank != root)
@@ -231,9 +212,9 @@ int nocmsg_allreduce(const void *sendbuf, void *recvbuf, int count, nocmsg_datat
     size_t bytes;
     int err = get_comm(comm, &c);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(sendbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(sendbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(recvbuf == NOCMSG_IN_PLACE ? NULL : recvbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(recvbuf == NOCMSG_IN_PLACE ? NULL : recvbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
         err = coll_reduction_of(op, type, &red);
     if (err != NOCMSG_SUCCESS || bytes == 0)
@@ -264,9 +245,9 @@ int nocmsg_gather(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, 
         err = check_root(c, root);
     int in_place = c && c->rank == root && sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS && !in_place)
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
+        err = nocmsg_message_bytes(sendbuf, sendcount, sendtype, &sbytes);
     if (err == NOCMSG_SUCCESS && c->rank == root) {
-        err = buffer_bytes(recvbuf, recvcount, recvtype, &rbytes);
+        err = nocmsg_message_bytes(recvbuf, recvcount, recvtype, &rbytes);
         if (err == NOCMSG_SUCCESS && !in_place)
             err = same_bytes(sbytes, rbytes);
         sbytes = rbytes;
@@ -293,9 +274,9 @@ int nocmsg_scatter(const void *sendbuf, int sendcount, nocmsg_datatype sendtype,
         err = check_root(c, root);
     int in_place = c && c->rank == root && recvbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS && !in_place)
-        err = buffer_bytes(recvbuf, recvcount, recvtype, &rbytes);
+        err = nocmsg_message_bytes(recvbuf, recvcount, recvtype, &rbytes);
     if (err == NOCMSG_SUCCESS && c->rank == root) {
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
+        err = nocmsg_message_bytes(sendbuf, sendcount, sendtype, &sbytes);
         if (err == NOCMSG_SUCCESS && !in_place)
             err = same_bytes(sbytes, rbytes);
         rbytes = sbytes;
@@ -330,9 +311,9 @@ int nocmsg_allgather(const void *sendbuf, int sendcount, nocmsg_datatype sendtyp
     int err = get_comm(comm, &c);
     int in_place = sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(recvbuf, recvcount, recvtype, &rbytes);
+        err = nocmsg_message_bytes(recvbuf, recvcount, recvtype, &rbytes);
     if (err == NOCMSG_SUCCESS && !in_place) {
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
+        err = nocmsg_message_bytes(sendbuf, sendcount, sendtype, &sbytes);
         if (err == NOCMSG_SUCCESS)
             err = same_bytes(sbytes, rbytes);
     }
@@ -356,9 +337,9 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
     int err = get_comm(comm, &c);
     int in_place = sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(recvbuf, recvcount, recvtype, &rbytes);
+        err = nocmsg_message_bytes(recvbuf, recvcount, recvtype, &rbytes);
     if (err == NOCMSG_SUCCESS && !in_place) {
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
+        err = nocmsg_message_bytes(sendbuf, sendcount, sendtype, &sbytes);
         if (err == NOCMSG_SUCCESS)
             err = same_bytes(sbytes, rbytes);
     }
@@ -398,7 +379,7 @@ int nocmsg_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
             return NOCMSG_ERR_COUNT;
         total += (size_t)recvcounts[i];
     }
-    if ((err = buffer_bytes(recvbuf, recvcounts[c->rank], type, &bytes)) != NOCMSG_SUCCESS)
+    if ((err = nocmsg_message_bytes(recvbuf, recvcounts[c->rank], type, &bytes)) != NOCMSG_SUCCESS)
         return err;
     if (sendbuf != NOCMSG_IN_PLACE && !sendbuf && total > 0)
         return NOCMSG_ERR_BUFFER;
@@ -438,9 +419,9 @@ int nocmsg_scan(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
     size_t bytes;
     int err = get_comm(comm, &c);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(sendbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(sendbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
-        err = buffer_bytes(recvbuf, count, type, &bytes);
+        err = nocmsg_message_bytes(recvbuf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
         err = coll_reduction_of(op, type, &red);
     if (err != NOCMSG_SUCCESS || bytes == 0)
@@ -472,7 +453,7 @@ static int rooted_vector_args(nocmsg_comm comm, int root, const void *mine, int 
     *in_place = *is_root && mine == NOCMSG_IN_PLACE;
     *bytes = 0;
     if (err == NOCMSG_SUCCESS && !*in_place)
-        err = buffer_bytes(mine, count, type, bytes);
+        err = nocmsg_message_bytes(mine, count, type, bytes);
     if (err == NOCMSG_SUCCESS && *is_root) {
         err = vector_bytes(vbuf, counts, displs, vtype, (*c)->size, &extent);
         *elem = (size_t)nocmsg_type_sizes[vtype];
@@ -555,7 +536,7 @@ int nocmsg_allgatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendty
     int err = get_comm(comm, &c);
     int in_place = sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS && !in_place)
-        err = buffer_bytes(sendbuf, sendcount, sendtype, &sbytes);
+        err = nocmsg_message_bytes(sendbuf, sendcount, sendtype, &sbytes);
     if (err == NOCMSG_SUCCESS)
         err = vector_bytes(recvbuf, recvcounts, displs, recvtype, c->size, &extent);
     if (err != NOCMSG_SUCCESS)
