@@ -15,8 +15,7 @@ static struct {
 
 int nocmsg_op_create(nocmsg_user_function *function, int commute, nocmsg_op *op)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
+    CHECK_INIT();
     if (!function || !op)
         return NOCMSG_ERR_ARG;
     for (int i = 0; i < MAX_USER_OPS; i++) {
@@ -38,8 +37,7 @@ static int user_index(nocmsg_op op)
 
 int nocmsg_op_free(nocmsg_op *op)
 {
-    if (!nocmsg_lib.initialized || nocmsg_lib.finalized)
-        return NOCMSG_ERR_NOT_INITIALIZED;
+    CHECK_INIT();
     if (!op)
         return NOCMSG_ERR_ARG;
     int i = user_index(*op);
