@@ -206,6 +206,14 @@ int nocmsg_port_poll(int *src)
     return 0;
 }
 
+int nocmsg_port_next(void)
+{
+    int src;
+    while (!nocmsg_port_poll(&src))
+        nocmsg_port_wait(0);
+    return src;
+}
+
 size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
 {
     size_t avail = available(src);

@@ -38,16 +38,11 @@ static inline size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
 /* One word: 1 if the send FIFO took it. */
 static inline int nocmsg_port_push1(int dest, uint64_t word)
 {
-    int sent;
-    __asm__ volatile("li %[ok], 0\n\t"
-                     ".insn b CUSTOM_1, 1, x0, x0, 1f\n\t" /* bns: full */
-                     ".insn r CUSTOM_0, 0, 0, x0, %[d], %[w]\n\t"
-                     "li %[ok], 1\n"
-                     "1:"
-                     : [ok] "=&r"(sent)
-                     : [d] "r"((uint64_t)dest), [w] "r"(word)
-                     : "memory");
-    return sent;
+    __asm__ goto(".insn b CUSTOM_1, 1, x0, x0, %l[full]" : : : "memory" : full); /* bns */
+    nocmsg_pimp_send((uint64_t)dest, word);
+    return 1;
+full:
+    return 0;
 }
 
 static inline size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n)
@@ -70,6 +65,12 @@ static inline int nocmsg_port_poll(int *src)
         return 0;
     *src = (int)nocmsg_pimp_src();
     return 1;
+}
+
+static inline int nocmsg_port_next(void)
+{
+    nocmsg_pimp_wait_recv(); /* bnr to itself: falls through at once when a word is there */
+    return (int)nocmsg_pimp_src();
 }
 
 static inline size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)

@@ -39,6 +39,11 @@ uint64_t nocmsg_port_pull1_from(int src);
 /* 1 and the source of the next incoming word if one has arrived, else 0. */
 int nocmsg_port_poll(int *src);
 
+/* Waits until a word has arrived (as port_wait does, without burning simulated instructions where the NI allows)
+ * and returns its source: `while (!port_poll(&s)) port_wait(0);` in one call. Only for when nothing else needs
+ * attention. */
+int nocmsg_port_next(void);
+
 /* Takes up to n words of src's stream (as long as they are next in line); returns how many. */
 size_t nocmsg_port_pull(int src, uint64_t *words, size_t n);
 

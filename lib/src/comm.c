@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include "coll/coll.h"
+#include "coll/token.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,11 @@ static int comm_make(int id, const int *world_ranks, int size)
     struct comm *c = &nocmsg_lib.comms[id];
     c->world_of = malloc((size_t)size * sizeof(int));
     c->local_of = malloc((size_t)nocmsg_lib.size * sizeof(int));
-    if (!c->world_of || !c->local_of) {
+    c->tokens = calloc((size_t)nocmsg_lib.size, 1);
+    if (!c->world_of || !c->local_of || !c->tokens) {
         free(c->world_of);
         free(c->local_of);
+        free(c->tokens);
         return NOCMSG_ERR_NO_MEM;
     }
     for (int w = 0; w < nocmsg_lib.size; w++)
@@ -40,13 +43,13 @@ static int comm_make(int id, const int *world_ranks, int size)
     return NOCMSG_SUCCESS;
 }
 
-void coll_mesh_release(struct comm *c);
-
 static void comm_release(struct comm *c)
 {
     coll_mesh_release(c);
+    coll_tokens_release(c);
     free(c->world_of);
     free(c->local_of);
+    free(c->tokens);
     memset(c, 0, sizeof *c);
 }
 

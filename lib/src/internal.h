@@ -39,6 +39,7 @@ enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4 };
 enum req_kind { REQ_SEND = 1, REQ_RECV = 2 };
 
 struct unexpected;
+struct token_plan;
 
 struct nocmsg_request_s {
     int kind;
@@ -74,6 +75,9 @@ struct comm {
     int *world_of;  /* comm rank -> world rank */
     int *local_of;  /* world rank -> comm rank, or -1 */
     struct coll_mesh *mesh; /* tile coordinates of the members, for mesh-aware collectives (coll/mesh.c) */
+    unsigned char *tokens;  /* per world rank: barrier tokens that arrived before a barrier asked for them */
+    int tokens_pending;     /* their sum */
+    struct token_plan *barrier; /* this rank's steps of the last barrier algorithm run (coll/token.h) */
 };
 
 struct lib_state {

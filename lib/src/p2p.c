@@ -156,9 +156,7 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
     int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
     if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg__fast.recv_ranks, 1)) {
         size_t cap = (size_t)count << nocmsg_type_shifts[type];
-        int s;
-        while (!nocmsg_port_poll(&s))
-            nocmsg_port_wait(0);
+        int s = nocmsg_port_next();
         uint64_t h = nocmsg_port_pull1_from(s);
         size_t len = HDR_LEN(h);
         int htag = HDR_TAG(h);

@@ -37,20 +37,23 @@ static inline __attribute__((always_inline)) uint64_t nocmsg_pimp_src(void)
     return core;
 }
 
-/* 1 if the send FIFO has room (brs). */
+/* 1 if the send FIFO has room (brs). Tested with asm goto, so that `if (nocmsg_pimp_can_send())` compiles to the
+ * one branch instruction. */
 static inline __attribute__((always_inline)) int nocmsg_pimp_can_send(void)
 {
-    int ready;
-    __asm__ volatile("li %0, 1\n\t.insn b CUSTOM_1, 0, x0, x0, 1f\n\tli %0, 0\n1:" : "=&r"(ready) : : "memory");
-    return ready;
+    __asm__ goto(".insn b CUSTOM_1, 0, x0, x0, %l[room]" : : : "memory" : room);
+    return 0;
+room:
+    return 1;
 }
 
-/* 1 if a word has arrived (bar). */
+/* 1 if a word has arrived (bar), likewise one branch. */
 static inline __attribute__((always_inline)) int nocmsg_pimp_has_message(void)
 {
-    int arrived;
-    __asm__ volatile("li %0, 1\n\t.insn b CUSTOM_1, 2, x0, x0, 1f\n\tli %0, 0\n1:" : "=&r"(arrived) : : "memory");
-    return arrived;
+    __asm__ goto(".insn b CUSTOM_1, 2, x0, x0, %l[arrived]" : : : "memory" : arrived);
+    return 0;
+arrived:
+    return 1;
 }
 
 /* Waits until the send FIFO has room: `1: bns 1b`. */

@@ -1,108 +1,14 @@
 /*
  * coll.c: the collective API: argument checks, NOCMSG_IN_PLACE, datatype sizes, and dispatch to the algorithm
- * the selector (select.c) or the user picked; and the private point-to-point the algorithms use.
+ * the selector (tables.c) or the user picked. The private point-to-point the algorithms use is in p2p.c.
  */
 #include "coll.h"
+#include "token.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../engine.h"
-
-/* ---- private point-to-point ---------------------------------------------------------------------------- */
-
-int nocmsg_coll_xfer = 1;
-
-static void request_init(struct nocmsg_request_s *r, int kind, void *buf, size_t bytes, int peer, int tag,
-                         struct comm *c)
-{
-    memset(r, 0, sizeof *r);
-    r->kind = kind;
-    r->comm = NOCMSG_COMM_NULL;
-    r->ctx = c->ctx + 1;
-    r->peer = peer >= 0 ? c->world_of[peer] : peer;
-    r->tag = tag;
-    r->buf = buf;
-    r->bytes = bytes;
-}
-
-static int start_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r,
-                      int mode)
-{
-    request_init(r, REQ_SEND, (void *)buf, bytes, dest, tag, c);
-    if (dest == NOCMSG_PROC_NULL) {
-        r->done = 1;
-        return NOCMSG_SUCCESS;
-    }
-    return nocmsg_engine_send(r, mode);
-}
-
-int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r)
-{
-    return start_send(buf, bytes, dest, tag, c, r, SEND_STANDARD);
-}
-
-int coll_xisend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r)
-{
-    return start_send(buf, bytes, dest, tag, c, r, nocmsg_coll_xfer ? SEND_XFER : SEND_STANDARD);
-}
-
-int coll_irecv(void *buf, size_t bytes, int src, int tag, struct comm *c, struct nocmsg_request_s *r)
-{
-    request_init(r, REQ_RECV, buf, bytes, src, tag, c);
-    if (src == NOCMSG_PROC_NULL)
-        r->done = 1;
-    else
-        nocmsg_engine_recv(r);
-    return NOCMSG_SUCCESS;
-}
-
-int coll_waitall(int n, struct nocmsg_request_s *r)
-{
-    int err = NOCMSG_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        while (!r[i].done)
-            nocmsg_engine_block();
-        if (err == NOCMSG_SUCCESS)
-            err = r[i].error;
-    }
-    return err;
-}
-
-int coll_send(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
-{
-    struct nocmsg_request_s r;
-    int err = coll_isend(buf, bytes, dest, tag, c, &r);
-    return err != NOCMSG_SUCCESS ? err : coll_waitall(1, &r);
-}
-
-int coll_xsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
-{
-    struct nocmsg_request_s r;
-    int err = coll_xisend(buf, bytes, dest, tag, c, &r);
-    return err != NOCMSG_SUCCESS ? err : coll_waitall(1, &r);
-}
-
-int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c)
-{
-    struct nocmsg_request_s r;
-    coll_irecv(buf, bytes, src, tag, c, &r);
-    return coll_waitall(1, &r);
-}
-
-int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
-                  struct comm *c)
-{
-    struct nocmsg_request_s r[2];
-    coll_irecv(recvbuf, recvbytes, src, tag, c, &r[0]);
-    int err = coll_xisend(sendbuf, sendbytes, dest, tag, c, &r[1]);
-    if (err != NOCMSG_SUCCESS) {
-        r[1].done = 1;
-        coll_waitall(1, r);
-        return err;
-    }
-    return coll_waitall(2, r);
-}
 
 /* ---- checks ----------------------------------------------------------------------------------------------- */
 
@@ -155,6 +61,10 @@ int nocmsg_barrier(nocmsg_comm comm)
         return err;
     if (c->size == 1)
         return NOCMSG_SUCCESS;
+    /* The plan of the communicator's last barrier, if the choice of algorithm has not changed since. */
+    const struct token_plan *p = c->barrier;
+    if (__builtin_expect(p && p->generation == coll_generation, 1))
+        return coll_tokens_exec(c, p);
     return RUN(OP_BARRIER, barrier_fn, 0, c, 1, c);
 }
 

@@ -26,7 +26,8 @@ enum coll_tag {
     TAG_SCAN,
 };
 
-/* Point-to-point on the comm's private context, in comm ranks. coll_send is a standard send (large messages wait
+/* Point-to-point on the comm's private context, in comm ranks (p2p.c: straight to the port while the engine is
+ * idle, through the engine otherwise). coll_send is a standard send (large messages wait
  * for the receiver's CTS). coll_xsend is NoCMsg's non-flow-controlled transfer when the switch is on
  * (nocmsg_coll_set_xfer): no handshake, so the receiver may have to buffer the whole message. Algorithms use it
  * only where a receiver expects at most a few messages at a time (trees, chains, pairwise exchanges), never for
@@ -38,6 +39,13 @@ int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c);
  * is a transfer when the switch is on (one message per partner at a time). */
 int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
                   struct comm *c);
+/* Receives `bytes` from `from` (NOCMSG_PROC_NULL: the data is already in buf) and passes them on to the n ranks of
+ * `to`, in segments of `segment` bytes: each segment goes on as soon as it has arrived, so that along a tree or a
+ * chain the transfers overlap instead of following one another (transfers when the switch is on). */
+#ifndef BCAST_SEGMENT
+#define BCAST_SEGMENT 256 /* bytes per segment of the pipelined broadcasts (mesh, mesh_center, chain) */
+#endif
+int coll_forward(void *buf, size_t bytes, int from, const int *to, int n, size_t segment, int tag, struct comm *c);
 /* Non-blocking forms, with requests owned by the caller (usually on its stack); coll_waitall waits for n of them
  * and returns the first error. */
 int coll_isend(const void *buf, size_t bytes, int dest, int tag, struct comm *c, struct nocmsg_request_s *r);
@@ -54,17 +62,23 @@ struct coll_reduction {
 };
 void coll_apply(const struct coll_reduction *red, const void *in, void *inout, size_t count);
 
+/* This rank's place in the mesh-parallel broadcast tree from some source (comm ranks): its parent (-1 at the
+ * source) and up to four children. */
+struct coll_tree {
+    int parent, nchild, children[4];
+};
+
 /* Mesh geometry of a communicator: every rank's tile coordinates (world rank r sits on tile r of the chip, or on
- * the cell r of a near-square virtual mesh natively). */
+ * the cell r of a near-square virtual mesh natively), the member nearest the centre, and this rank's trees. */
 struct coll_mesh {
     int width, height;
-    const int *x, *y; /* per comm rank */
+    const int *x, *y;        /* per comm rank */
+    int center;              /* the comm rank closest to the centre of the mesh the members occupy (ties: lowest) */
+    struct coll_tree *trees; /* per source, made on first use (parent -2: not yet) */
 };
 /* The geometry of c (computed on first use, kept until the communicator is freed). NULL when out of memory. */
 const struct coll_mesh *coll_mesh_of(struct comm *c);
 void coll_mesh_release(struct comm *c);
-/* The comm rank closest to the centre of the mesh the communicator occupies (ties: lowest rank). */
-int coll_mesh_center(const struct coll_mesh *m, int size);
 
 /* Algorithm signatures, one per operation (bytes are per rank, or per block where an operation has blocks). */
 typedef int barrier_fn(struct comm *c);
@@ -114,12 +128,16 @@ struct coll_operation {
 };
 extern const struct coll_operation coll_operations[COLL_OPS];
 
+/* Counts the changes of algorithm settings (nocmsg_coll_set), so that a choice remembered from an earlier call
+ * can tell whether it still holds. */
+extern unsigned coll_generation;
+
 /* The algorithm to run: the setting for op, or the selector's pick for `bytes` on c; never one whose needs the
  * call does not meet. */
 const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct comm *c, int commutative);
 
 /* The algorithms (each defined in its own file). */
-barrier_fn barrier_linear, barrier_dissemination, barrier_binomial, barrier_tree_center;
+barrier_fn barrier_linear, barrier_dissemination, barrier_recursive_doubling, barrier_binomial, barrier_tree_center;
 bcast_fn bcast_linear, bcast_binomial, bcast_mesh, bcast_mesh_center, bcast_scatter_allgather, bcast_chain;
 reduce_fn reduce_linear, reduce_binomial, reduce_mesh;
 allreduce_fn allreduce_reduce_bcast, allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner;
@@ -140,8 +158,9 @@ static inline int coll_binomial_span(int v, int n)
     return v + span > n ? n - v : span;
 }
 
-/* Shared pieces of algorithms: the mesh-parallel broadcast tree from `source` (parent and children in comm ranks;
- * children holds up to 4), used by bcast_mesh, bcast_mesh_center and reduce_mesh. */
-int coll_mesh_tree(const struct coll_mesh *m, int size, int source, int rank, int *parent, int children[4]);
+/* Shared pieces of algorithms: this rank's place in the mesh-parallel broadcast tree from `source` (mesh.c), used
+ * by bcast_mesh, bcast_mesh_center, reduce_mesh and barrier_tree_center; worked out on first use per source and
+ * kept with the communicator. NULL when out of memory. */
+const struct coll_tree *coll_mesh_tree(struct comm *c, int source);
 
 #endif /* NOCMSG_COLL_H */

@@ -12,6 +12,28 @@
 
 #include "../../ports/port.h"
 
+static int mesh_center(const struct coll_mesh *m, int size)
+{
+    int minx = m->x[0], maxx = m->x[0], miny = m->y[0], maxy = m->y[0];
+    for (int i = 1; i < size; i++) {
+        minx = m->x[i] < minx ? m->x[i] : minx;
+        maxx = m->x[i] > maxx ? m->x[i] : maxx;
+        miny = m->y[i] < miny ? m->y[i] : miny;
+        maxy = m->y[i] > maxy ? m->y[i] : maxy;
+    }
+    /* Distances in half hops, so the centre of an even-sized box needs no fractions. */
+    int best = 0, best_d = -1;
+    for (int i = 0; i < size; i++) {
+        int dx = 2 * m->x[i] - (minx + maxx), dy = 2 * m->y[i] - (miny + maxy);
+        int d = (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy);
+        if (best_d < 0 || d < best_d) {
+            best = i;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 const struct coll_mesh *coll_mesh_of(struct comm *c)
 {
     if (c->mesh)
@@ -40,6 +62,8 @@ const struct coll_mesh *coll_mesh_of(struct comm *c)
     m->height = height;
     m->x = xy;
     m->y = xy + c->size;
+    m->center = mesh_center(m, c->size);
+    m->trees = NULL;
     c->mesh = m;
     return m;
 }
@@ -48,31 +72,10 @@ void coll_mesh_release(struct comm *c)
 {
     if (c->mesh) {
         free((void *)c->mesh->x);
+        free(c->mesh->trees);
         free(c->mesh);
         c->mesh = NULL;
     }
-}
-
-int coll_mesh_center(const struct coll_mesh *m, int size)
-{
-    int minx = m->x[0], maxx = m->x[0], miny = m->y[0], maxy = m->y[0];
-    for (int i = 1; i < size; i++) {
-        minx = m->x[i] < minx ? m->x[i] : minx;
-        maxx = m->x[i] > maxx ? m->x[i] : maxx;
-        miny = m->y[i] < miny ? m->y[i] : miny;
-        maxy = m->y[i] > maxy ? m->y[i] : maxy;
-    }
-    /* Distances in half hops, so the centre of an even-sized box needs no fractions. */
-    int best = 0, best_d = -1;
-    for (int i = 0; i < size; i++) {
-        int dx = 2 * m->x[i] - (minx + maxx), dy = 2 * m->y[i] - (miny + maxy);
-        int d = (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy);
-        if (best_d < 0 || d < best_d) {
-            best = i;
-            best_d = d;
-        }
-    }
-    return best;
 }
 
 static int absdiff(int a, int b)
@@ -117,7 +120,7 @@ static int below(const struct coll_mesh *m, int a, int b)
     return m->y[a] < m->y[b] || (m->y[a] == m->y[b] && a < b);
 }
 
-int coll_mesh_tree(const struct coll_mesh *m, int size, int source, int rank, int *parent, int children[4])
+static int tree_of(const struct coll_mesh *m, int size, int source, int rank, int *parent, int children[4])
 {
     int nchild = 0, xs = m->x[source], x = m->x[rank];
     *parent = -1;
@@ -166,4 +169,21 @@ int coll_mesh_tree(const struct coll_mesh *m, int size, int source, int rank, in
             children[nchild++] = down;
     }
     return nchild;
+}
+
+const struct coll_tree *coll_mesh_tree(struct comm *c, int source)
+{
+    struct coll_mesh *m = (struct coll_mesh *)coll_mesh_of(c);
+    if (!m)
+        return NULL;
+    if (!m->trees) {
+        if (!(m->trees = malloc((size_t)c->size * sizeof *m->trees)))
+            return NULL;
+        for (int i = 0; i < c->size; i++)
+            m->trees[i].parent = -2;
+    }
+    struct coll_tree *t = &m->trees[source];
+    if (t->parent == -2)
+        t->nchild = tree_of(m, c->size, source, c->rank, &t->parent, t->children);
+    return t;
 }

@@ -11,26 +11,49 @@
 #define TABLE(name, ...)                                                                                        \
     static const struct coll_algorithm name[] = {__VA_ARGS__};
 
-TABLE(barrier_algos, {"linear", (void *)barrier_linear, 0}, {"dissemination", (void *)barrier_dissemination, 0},
-      {"binomial", (void *)barrier_binomial, 0}, {"tree_center", (void *)barrier_tree_center, 0})
-TABLE(bcast_algos, {"linear", (void *)bcast_linear, 0}, {"binomial", (void *)bcast_binomial, 0},
-      {"mesh", (void *)bcast_mesh, 0}, {"mesh_center", (void *)bcast_mesh_center, 0},
-      {"scatter_allgather", (void *)bcast_scatter_allgather, 0}, {"chain", (void *)bcast_chain, 0})
-TABLE(reduce_algos, {"linear", (void *)reduce_linear, 0}, {"binomial", (void *)reduce_binomial, 0},
-      {"mesh", (void *)reduce_mesh, NEEDS_COMMUTATIVE})
-TABLE(allreduce_algos, {"reduce_bcast", (void *)allreduce_reduce_bcast, 0},
-      {"recursive_doubling", (void *)allreduce_recursive_doubling, 0},
-      {"ring", (void *)allreduce_ring, NEEDS_COMMUTATIVE},
-      {"rabenseifner", (void *)allreduce_rabenseifner, NEEDS_COMMUTATIVE})
-TABLE(gather_algos, {"linear", (void *)gather_linear, 0}, {"binomial", (void *)gather_binomial, 0})
-TABLE(scatter_algos, {"linear", (void *)scatter_linear, 0}, {"binomial", (void *)scatter_binomial, 0})
-TABLE(allgather_algos, {"linear", (void *)allgather_linear, 0}, {"ring", (void *)allgather_ring, 0},
-      {"recursive_doubling", (void *)allgather_recursive_doubling, 0})
-TABLE(alltoall_algos, {"linear", (void *)alltoall_linear, 0}, {"pairwise", (void *)alltoall_pairwise, 0},
-      {"mesh_schedule", (void *)alltoall_mesh_schedule, 0})
-TABLE(reduce_scatter_algos, {"linear", (void *)reduce_scatter_linear, 0},
-      {"ring", (void *)reduce_scatter_ring, NEEDS_COMMUTATIVE})
-TABLE(scan_algos, {"linear", (void *)scan_linear, 0}, {"recursive_doubling", (void *)scan_recursive_doubling, 0})
+/* Each table's indices by name, so that the selector names algorithms without comparing strings. */
+enum { BARRIER_LINEAR, BARRIER_DISSEMINATION, BARRIER_RECURSIVE_DOUBLING, BARRIER_BINOMIAL, BARRIER_TREE_CENTER };
+enum { BCAST_LINEAR, BCAST_BINOMIAL, BCAST_MESH, BCAST_MESH_CENTER, BCAST_SCATTER_ALLGATHER, BCAST_CHAIN };
+enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_MESH };
+enum { ALLREDUCE_REDUCE_BCAST, ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RING, ALLREDUCE_RABENSEIFNER };
+enum { GATHER_LINEAR, GATHER_BINOMIAL };
+enum { SCATTER_LINEAR, SCATTER_BINOMIAL };
+enum { ALLGATHER_LINEAR, ALLGATHER_RING, ALLGATHER_RECURSIVE_DOUBLING };
+enum { ALLTOALL_LINEAR, ALLTOALL_PAIRWISE, ALLTOALL_MESH_SCHEDULE };
+enum { REDUCE_SCATTER_LINEAR, REDUCE_SCATTER_RING };
+enum { SCAN_LINEAR, SCAN_RECURSIVE_DOUBLING };
+
+TABLE(barrier_algos, [BARRIER_LINEAR] = {"linear", (void *)barrier_linear, 0},
+      [BARRIER_DISSEMINATION] = {"dissemination", (void *)barrier_dissemination, 0},
+      [BARRIER_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)barrier_recursive_doubling, 0},
+      [BARRIER_BINOMIAL] = {"binomial", (void *)barrier_binomial, 0},
+      [BARRIER_TREE_CENTER] = {"tree_center", (void *)barrier_tree_center, 0})
+TABLE(bcast_algos, [BCAST_LINEAR] = {"linear", (void *)bcast_linear, 0},
+      [BCAST_BINOMIAL] = {"binomial", (void *)bcast_binomial, 0}, [BCAST_MESH] = {"mesh", (void *)bcast_mesh, 0},
+      [BCAST_MESH_CENTER] = {"mesh_center", (void *)bcast_mesh_center, 0},
+      [BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", (void *)bcast_scatter_allgather, 0},
+      [BCAST_CHAIN] = {"chain", (void *)bcast_chain, 0})
+TABLE(reduce_algos, [REDUCE_LINEAR] = {"linear", (void *)reduce_linear, 0},
+      [REDUCE_BINOMIAL] = {"binomial", (void *)reduce_binomial, 0},
+      [REDUCE_MESH] = {"mesh", (void *)reduce_mesh, NEEDS_COMMUTATIVE})
+TABLE(allreduce_algos, [ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", (void *)allreduce_reduce_bcast, 0},
+      [ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)allreduce_recursive_doubling, 0},
+      [ALLREDUCE_RING] = {"ring", (void *)allreduce_ring, NEEDS_COMMUTATIVE},
+      [ALLREDUCE_RABENSEIFNER] = {"rabenseifner", (void *)allreduce_rabenseifner, NEEDS_COMMUTATIVE})
+TABLE(gather_algos, [GATHER_LINEAR] = {"linear", (void *)gather_linear, 0},
+      [GATHER_BINOMIAL] = {"binomial", (void *)gather_binomial, 0})
+TABLE(scatter_algos, [SCATTER_LINEAR] = {"linear", (void *)scatter_linear, 0},
+      [SCATTER_BINOMIAL] = {"binomial", (void *)scatter_binomial, 0})
+TABLE(allgather_algos, [ALLGATHER_LINEAR] = {"linear", (void *)allgather_linear, 0},
+      [ALLGATHER_RING] = {"ring", (void *)allgather_ring, 0},
+      [ALLGATHER_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)allgather_recursive_doubling, 0})
+TABLE(alltoall_algos, [ALLTOALL_LINEAR] = {"linear", (void *)alltoall_linear, 0},
+      [ALLTOALL_PAIRWISE] = {"pairwise", (void *)alltoall_pairwise, 0},
+      [ALLTOALL_MESH_SCHEDULE] = {"mesh_schedule", (void *)alltoall_mesh_schedule, 0})
+TABLE(reduce_scatter_algos, [REDUCE_SCATTER_LINEAR] = {"linear", (void *)reduce_scatter_linear, 0},
+      [REDUCE_SCATTER_RING] = {"ring", (void *)reduce_scatter_ring, NEEDS_COMMUTATIVE})
+TABLE(scan_algos, [SCAN_LINEAR] = {"linear", (void *)scan_linear, 0},
+      [SCAN_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)scan_recursive_doubling, 0})
 
 #define OPERATION(name, table) {name, table, (int)(sizeof table / sizeof table[0])}
 const struct coll_operation coll_operations[COLL_OPS] = {
@@ -48,6 +71,7 @@ const struct coll_operation coll_operations[COLL_OPS] = {
 
 /* The setting per operation: an index into its table, or -1 for the selector. */
 static int setting[COLL_OPS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+unsigned coll_generation;
 
 static int op_index(const char *name)
 {
@@ -72,28 +96,27 @@ static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c)
     int n = c->size;
     switch (op) {
     case OP_BARRIER:
-        return algo_index(op, "dissemination");
+        return BARRIER_DISSEMINATION;
     case OP_BCAST:
         if (n >= 8 && bytes >= 32768)
-            return algo_index(op, "scatter_allgather");
-        return algo_index(op, n >= 8 ? "mesh_center" : "binomial");
+            return BCAST_SCATTER_ALLGATHER;
+        return n >= 8 ? BCAST_MESH_CENTER : BCAST_BINOMIAL;
     case OP_REDUCE:
-        return algo_index(op, "binomial");
+        return REDUCE_BINOMIAL;
     case OP_ALLREDUCE:
-        if (bytes >= 16384 && n >= 4)
-            return algo_index(op, "rabenseifner");
-        return algo_index(op, "recursive_doubling");
+        return bytes >= 16384 && n >= 4 ? ALLREDUCE_RABENSEIFNER : ALLREDUCE_RECURSIVE_DOUBLING;
     case OP_GATHER:
+        return GATHER_BINOMIAL;
     case OP_SCATTER:
-        return algo_index(op, "binomial");
+        return SCATTER_BINOMIAL;
     case OP_ALLGATHER:
-        return algo_index(op, bytes * (size_t)n >= 32768 ? "ring" : "recursive_doubling");
+        return bytes * (size_t)n >= 32768 ? ALLGATHER_RING : ALLGATHER_RECURSIVE_DOUBLING;
     case OP_ALLTOALL:
-        return algo_index(op, bytes <= 256 && n >= 16 ? "mesh_schedule" : "pairwise");
+        return bytes <= 256 && n >= 16 ? ALLTOALL_MESH_SCHEDULE : ALLTOALL_PAIRWISE;
     case OP_REDUCE_SCATTER:
-        return algo_index(op, "ring");
+        return REDUCE_SCATTER_RING;
     case OP_SCAN:
-        return algo_index(op, "recursive_doubling");
+        return SCAN_RECURSIVE_DOUBLING;
     default:
         return 0;
     }
@@ -104,7 +127,7 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
     if ((unsigned)op >= COLL_OPS) /* never: every caller names a real operation (this tells the compiler so) */
         op = OP_BARRIER;
     int i = setting[op] >= 0 ? setting[op] : select_algorithm(op, bytes, c);
-    const struct coll_algorithm *a = &coll_operations[op].algorithms[i < 0 ? 0 : i];
+    const struct coll_algorithm *a = &coll_operations[op].algorithms[i];
     if ((a->needs & NEEDS_COMMUTATIVE) && !commutative)
         a = &coll_operations[op].algorithms[0];
     return a;
@@ -115,14 +138,11 @@ int nocmsg_coll_set(const char *operation, const char *algorithm)
     int op = op_index(operation);
     if (op < 0 || !algorithm)
         return NOCMSG_ERR_ARG;
-    if (strcmp(algorithm, "auto") == 0) {
-        setting[op] = -1;
-        return NOCMSG_SUCCESS;
-    }
-    int i = algo_index(op, algorithm);
-    if (i < 0)
+    int i = strcmp(algorithm, "auto") == 0 ? -1 : algo_index(op, algorithm);
+    if (i < 0 && strcmp(algorithm, "auto") != 0)
         return NOCMSG_ERR_ARG;
     setting[op] = i;
+    coll_generation++;
     return NOCMSG_SUCCESS;
 }
 

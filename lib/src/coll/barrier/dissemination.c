@@ -1,13 +1,18 @@
 /* barrier/dissemination.c: in round k every rank signals rank + 2^k and waits for rank - 2^k; after
  * ceil(log2 n) rounds everyone has heard, indirectly, from everyone (any rank count). */
-#include "../coll.h"
+#include "../token.h"
+
+static int plan(struct comm *c, struct token_plan *p)
+{
+    int n = c->size;
+    for (int dist = 1; dist < n; dist *= 2) {
+        coll_plan_send(p, (c->rank + dist) % n, c);
+        coll_plan_wait(p, (c->rank - dist + n) % n, c);
+    }
+    return NOCMSG_SUCCESS;
+}
 
 int barrier_dissemination(struct comm *c)
 {
-    int err = NOCMSG_SUCCESS;
-    for (int dist = 1; dist < c->size && err == NOCMSG_SUCCESS; dist *= 2) {
-        int to = (c->rank + dist) % c->size, from = (c->rank - dist + c->size) % c->size;
-        err = coll_sendrecv(NULL, 0, to, NULL, 0, from, TAG_BARRIER, c);
-    }
-    return err;
+    return coll_tokens_run(c, plan);
 }

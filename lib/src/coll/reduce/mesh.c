@@ -9,12 +9,11 @@
 int reduce_mesh(const void *sendbuf, void *recvbuf, size_t count, const struct coll_reduction *red, int root,
                 struct comm *c)
 {
-    const struct coll_mesh *m = coll_mesh_of(c);
-    if (!m)
+    const struct coll_tree *t = coll_mesh_tree(c, root);
+    if (!t)
         return NOCMSG_ERR_NO_MEM;
     size_t bytes = count * red->elem;
-    int parent, children[4], err = NOCMSG_SUCCESS;
-    int n = coll_mesh_tree(m, c->size, root, c->rank, &parent, children);
+    int err = NOCMSG_SUCCESS;
     unsigned char *acc = malloc(bytes), *tmp = malloc(bytes);
     if (!acc || !tmp) {
         free(acc);
@@ -22,14 +21,14 @@ int reduce_mesh(const void *sendbuf, void *recvbuf, size_t count, const struct c
         return NOCMSG_ERR_NO_MEM;
     }
     memcpy(acc, sendbuf, bytes);
-    for (int i = 0; i < n && err == NOCMSG_SUCCESS; i++) {
-        err = coll_recv(tmp, bytes, children[i], TAG_REDUCE, c);
+    for (int i = 0; i < t->nchild && err == NOCMSG_SUCCESS; i++) {
+        err = coll_recv(tmp, bytes, t->children[i], TAG_REDUCE, c);
         if (err == NOCMSG_SUCCESS)
             coll_apply(red, tmp, acc, count);
     }
     if (err == NOCMSG_SUCCESS) {
-        if (parent >= 0)
-            err = coll_xsend(acc, bytes, parent, TAG_REDUCE, c);
+        if (t->parent >= 0)
+            err = coll_xsend(acc, bytes, t->parent, TAG_REDUCE, c);
         else
             memcpy(recvbuf, acc, bytes);
     }
