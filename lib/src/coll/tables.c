@@ -89,30 +89,42 @@ static int algo_index(int op, const char *name)
     return -1;
 }
 
-/* The selector's pick, by table index. The rules are first estimates, not yet tuned from measurements
- * (docs/collectives.md). */
+/* The selector's pick, by table index. The rules come from measurements on pimp-8x8 (bench/micro/coll.c with every
+ * algorithm, 2 to 64 cores, 1 B to 64 KiB; python -m experiments micro-pimp and bcast-algorithms): each picks the
+ * algorithm that was fastest, or within a few percent of it, in the cases around it (docs/collectives.md). The same
+ * rules apply natively, where they are a reasonable default but were not tuned. `bytes` is the whole message for
+ * bcast, reduce, allreduce and scan, and the block per rank for the others. */
 static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c)
 {
-    int n = c->size;
+    size_t n = (size_t)c->size;
     switch (op) {
     case OP_BARRIER:
-        return BARRIER_DISSEMINATION;
+        /* The butterfly's partners are 1, 2, 4... hops away along rows, then columns; without a power of two it
+         * needs two extra steps, and dissemination wins. */
+        return (n & (n - 1)) == 0 ? BARRIER_RECURSIVE_DOUBLING : BARRIER_DISSEMINATION;
     case OP_BCAST:
-        if (n >= 8 && bytes >= 32768)
-            return BCAST_SCATTER_ALLGATHER;
-        return n >= 8 ? BCAST_MESH_CENTER : BCAST_BINOMIAL;
+        /* Small: fewest steps. Medium: the mesh tree, one hop per message and segments in flight on every level.
+         * Large: the chain, whose every core forwards to one neighbour only. */
+        if (bytes <= 512 || n < 8)
+            return BCAST_BINOMIAL;
+        return bytes < 16384 ? BCAST_MESH : BCAST_CHAIN;
     case OP_REDUCE:
         return REDUCE_BINOMIAL;
     case OP_ALLREDUCE:
-        return bytes >= 16384 && n >= 4 ? ALLREDUCE_RABENSEIFNER : ALLREDUCE_RECURSIVE_DOUBLING;
+        /* By the block each rank owns in the reduce-scatter phase: latency-bound, then halving, then the ring
+         * (two ranks: one exchange is all it takes). */
+        if (n <= 2 || bytes < 4 * n)
+            return ALLREDUCE_RECURSIVE_DOUBLING;
+        return bytes < 64 * n ? ALLREDUCE_RABENSEIFNER : ALLREDUCE_RING;
     case OP_GATHER:
         return GATHER_BINOMIAL;
     case OP_SCATTER:
-        return SCATTER_BINOMIAL;
+        /* Past about 1 KiB a block, forwarding subtrees' blocks costs more than the root sending each its own. */
+        return bytes >= 1024 ? SCATTER_LINEAR : SCATTER_BINOMIAL;
     case OP_ALLGATHER:
-        return bytes * (size_t)n >= 32768 ? ALLGATHER_RING : ALLGATHER_RECURSIVE_DOUBLING;
+        return bytes * n >= 8192 ? ALLGATHER_RING : ALLGATHER_RECURSIVE_DOUBLING;
     case OP_ALLTOALL:
-        return bytes <= 256 && n >= 16 ? ALLTOALL_MESH_SCHEDULE : ALLTOALL_PAIRWISE;
+        return ALLTOALL_PAIRWISE;
     case OP_REDUCE_SCATTER:
         return REDUCE_SCATTER_RING;
     case OP_SCAN:
