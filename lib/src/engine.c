@@ -552,8 +552,13 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
     r.done = 0;
     r.user_freed = 0;
     r.error = NOCMSG_SUCCESS;
-    if (tx_enqueue(dest, NULL, 0, buf, bytes, &r) != NOCMSG_SUCCESS)
-        return NOCMSG_ERR_NO_MEM;
+    /* Part of the packet is already out: without the rest the receiver's stream from this rank would never find
+     * its next header again, so running out of memory here is fatal, as in fatal_no_memory. */
+    if (tx_enqueue(dest, NULL, 0, buf, bytes, &r) != NOCMSG_SUCCESS) {
+        fprintf(stderr, "nocmsg: rank %d: out of memory finishing a %zu-byte message to rank %d\n", nocmsg_lib.rank,
+                bytes, dest);
+        nocmsg_port_abort(1);
+    }
     eng.tx_tail->words_sent = sent;
     settle();
     while (!r.done)

@@ -231,8 +231,9 @@ int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf
     /* A small send is one EAGER packet that needs nothing from the partner, so it may go first and the receive
      * after it, both the lean way. Larger ones post the receive first, so that the data lands in place. */
     if (sendbytes <= nocmsg_lib.eager_limit) {
-        int err = coll_xsend(sendbuf, sendbytes, dest, tag, c);
-        return err != NOCMSG_SUCCESS ? err : coll_recv(recvbuf, recvbytes, src, tag, c);
+        /* The receive happens even if the send failed: the partner's message must not be left for a later call. */
+        int err = coll_xsend(sendbuf, sendbytes, dest, tag, c), rerr = coll_recv(recvbuf, recvbytes, src, tag, c);
+        return err != NOCMSG_SUCCESS ? err : rerr;
     }
     struct nocmsg_request_s r[2];
     coll_irecv(recvbuf, recvbytes, src, tag, c, &r[0]);

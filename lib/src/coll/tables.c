@@ -94,7 +94,7 @@ static int algo_index(int op, const char *name)
  * algorithm that was fastest, or within a few percent of it, in the cases around it (docs/collectives.md). The same
  * rules apply natively, where they are a reasonable default but were not tuned. `bytes` is the whole message for
  * bcast, reduce, allreduce and scan, and the block per rank for the others. */
-static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c)
+static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c, int commutative)
 {
     size_t n = (size_t)c->size;
     switch (op) {
@@ -111,6 +111,8 @@ static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c)
     case OP_REDUCE:
         return REDUCE_BINOMIAL;
     case OP_ALLREDUCE:
+        if (!commutative) /* ring and rabenseifner reorder operands; recursive doubling keeps rank order */
+            return ALLREDUCE_RECURSIVE_DOUBLING;
         /* By the block each rank owns in the reduce-scatter phase: latency-bound, then halving, then the ring
          * (two ranks: one exchange is all it takes). */
         if (n <= 2 || bytes < 4 * n)
@@ -138,7 +140,7 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
 {
     if ((unsigned)op >= COLL_OPS) /* never: every caller names a real operation (this tells the compiler so) */
         op = OP_BARRIER;
-    int i = setting[op] >= 0 ? setting[op] : select_algorithm(op, bytes, c);
+    int i = setting[op] >= 0 ? setting[op] : select_algorithm(op, bytes, c, commutative);
     const struct coll_algorithm *a = &coll_operations[op].algorithms[i];
     if ((a->needs & NEEDS_COMMUTATIVE) && !commutative)
         a = &coll_operations[op].algorithms[0];
