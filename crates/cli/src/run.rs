@@ -46,11 +46,22 @@ pub struct RunArgs {
     /// Write the cycles spent in each function (all cores) to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Program (RV64IM ELF built with bin/nocmsg-cc).
-    pub program: PathBuf,
-    /// Arguments passed to the program.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
+    /// Program (RV64IM ELF built with bin/nocmsg-cc), then its arguments: everything after the program goes to it
+    /// untouched, options like `-n` included.
+    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+impl RunArgs {
+    /// The program to run.
+    pub fn program(&self) -> PathBuf {
+        PathBuf::from(&self.command[0])
+    }
+
+    /// Its arguments.
+    pub fn program_args(&self) -> &[String] {
+        &self.command[1..]
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -78,7 +89,7 @@ fn parse_tiles(s: &str) -> Result<TileList, String> {
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let config = ChipConfig::load(&args.chip).map_err(|e| Exit::Usage(e.to_string()))?;
-    let program = Program::load(&args.program).map_err(|e| Exit::Usage(e.to_string()))?;
+    let program = Program::load(&args.program()).map_err(|e| Exit::Usage(e.to_string()))?;
     let tiles = match (&args.tiles, args.cores) {
         (Some(list), _) => list.0.clone(),
         (None, Some(n)) => {
@@ -96,7 +107,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !work_dir.is_dir() {
         return Err(Exit::Usage(format!("--work-dir {}: not a directory", work_dir.display())).into());
     }
-    let options = RunOptions { tiles, args: args.args.clone(), debug_clocking: args.debug_clocking, max_cycles: args.max_cycles, work_dir, profile: args.profile.is_some() };
+    let options = RunOptions { tiles, args: args.program_args().to_vec(), debug_clocking: args.debug_clocking, max_cycles: args.max_cycles, work_dir, profile: args.profile.is_some() };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
     if let Some(dir) = &args.console_dir {

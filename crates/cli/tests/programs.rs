@@ -45,9 +45,9 @@ fn builds() -> &'static PathBuf {
             Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join("kernels.c")).arg(sim.join("kernels.S")).arg("-o").arg(dir.join("kernels.elf")),
             "nocmsg-cc kernels",
         );
-        for p in ["fault", "semihost", "pimp_ni"] {
+        for p in ["fault", "semihost", "pimp_ni", "libc_time"] {
             run_checked(
-                Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join(format!("{p}.c"))).arg("-o").arg(dir.join(format!("{p}.elf"))),
+                Command::new(&cc).args(["-O2", "-Wall", "-Werror"]).arg(sim.join(format!("{p}.c"))).arg("-o").arg(dir.join(format!("{p}.elf"))).arg("-lm"),
                 &format!("nocmsg-cc {p}.c"),
             );
         }
@@ -321,6 +321,17 @@ fn semihosting_files_heap_info_and_time() {
     assert_eq!(text(&out.stdout), golden);
     assert_eq!(std::fs::read_to_string(dir.join("semihost-test.txt")).unwrap(), "0123456789abcdef");
     assert!(!dir.parent().unwrap().join("escape.txt").exists());
+}
+
+/// The C library's clocks read simulated time (runtime/posix.c) and the libc that benchmark programs use works
+/// (getopt_long, posix_memalign, sysconf, qsort, libm). The program's arguments include `-n`, which `nocmsg run`
+/// must pass on rather than take as its own `--cores` (it once did, and refused the run).
+#[test]
+fn clocks_are_simulated_time_and_benchmark_libc_works() {
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", &elf("libc_time"), "-n", "3", "--size=40", "extra"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let golden = std::fs::read_to_string(root().join("tests/sim/libc_time.expected")).unwrap();
+    assert_eq!(text(&out.stdout), golden);
 }
 
 #[test]

@@ -1,0 +1,117 @@
+/*
+ * posix.c - the POSIX pieces that picolibc lacks or gets wrong on a simulated core: clocks in simulated time, and
+ * sysconf.
+ *
+ * clock_gettime, clock_getres, gettimeofday, time and clock all read the core's cycle counter and convert it at
+ * the chip's clock frequency (nocmsg_boot.frequency_hz), so a program's timings are simulated time and come out the
+ * same on every run. Every core's counter counts from 0 at the start of the simulation (a waiting core is charged
+ * the cycles it slept), so the clocks of all cores agree: CLOCK_REALTIME is simulated time since the epoch, i.e.
+ * the simulation starts on 1 January 1970. These definitions come before the C library on the link line, so they
+ * replace picolibc's semihosting versions, which have only centisecond or second resolution.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nocmsg_core.h"
+
+/* Simulated time in whole seconds and the nanoseconds past them (each split is exact: no 64-bit overflow for any
+ * cycle count at frequencies up to 18 GHz). */
+static void now(uint64_t *seconds, uint64_t *nanoseconds)
+{
+    uint64_t f = nocmsg_frequency_hz(), c = nocmsg_cycles();
+    *seconds = c / f;
+    *nanoseconds = c % f * 1000000000u / f;
+}
+
+static int known_clock(clockid_t id)
+{
+    return id == CLOCK_REALTIME || id == CLOCK_MONOTONIC
+#ifdef CLOCK_PROCESS_CPUTIME_ID
+           || id == CLOCK_PROCESS_CPUTIME_ID
+#endif
+#ifdef CLOCK_THREAD_CPUTIME_ID
+           || id == CLOCK_THREAD_CPUTIME_ID
+#endif
+        ;
+}
+
+int clock_gettime(clockid_t id, struct timespec *tp)
+{
+    if (!known_clock(id)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!tp) {
+        errno = EFAULT;
+        return -1;
+    }
+    uint64_t s, ns;
+    now(&s, &ns);
+    tp->tv_sec = (time_t)s;
+    tp->tv_nsec = (long)ns;
+    return 0;
+}
+
+int clock_getres(clockid_t id, struct timespec *res)
+{
+    if (!known_clock(id)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (res) {
+        /* One cycle, rounded up to whole nanoseconds (never 0). */
+        uint64_t f = nocmsg_frequency_hz();
+        res->tv_sec = 0;
+        res->tv_nsec = (long)((1000000000u + f - 1) / f);
+    }
+    return 0;
+}
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    (void)tz; /* obsolete: no time zone */
+    if (tv) {
+        uint64_t s, ns;
+        now(&s, &ns);
+        tv->tv_sec = (time_t)s;
+        tv->tv_usec = (suseconds_t)(ns / 1000);
+    }
+    return 0;
+}
+
+time_t time(time_t *t)
+{
+    uint64_t s, ns;
+    now(&s, &ns);
+    if (t)
+        *t = (time_t)s;
+    return (time_t)s;
+}
+
+clock_t clock(void)
+{
+    /* Processor time is simulated time: a core is never descheduled. */
+    uint64_t f = nocmsg_frequency_hz(), c = nocmsg_cycles();
+    return (clock_t)(c / f * CLOCKS_PER_SEC + c % f * CLOCKS_PER_SEC / f);
+}
+
+/* What benchmark programs ask: the page size (for aligned buffers), the clock tick, the processors (a rank runs on
+ * one core). Anything else is not known here: -1 with EINVAL, as POSIX says for an invalid name. */
+long sysconf(int name)
+{
+    switch (name) {
+    case _SC_PAGESIZE:
+        return 4096;
+    case _SC_CLK_TCK:
+        return CLOCKS_PER_SEC;
+    case _SC_NPROCESSORS_CONF:
+    case _SC_NPROCESSORS_ONLN:
+        return 1;
+    default:
+        errno = EINVAL;
+        return -1;
+    }
+}
