@@ -298,21 +298,17 @@ static int slow_send(int to, struct comm *c)
 
 static int slow_wait(int from, struct comm *c)
 {
-    uint64_t token = coll_token_header(c);
-    while (!c->tokens[from]) {
-        if (!nocmsg__fast.recv_ranks)
-            return coll_recv(NULL, 0, c->local_of[from], TAG_BARRIER, c);
-        int s = nocmsg_port_next();
-        uint64_t h = nocmsg_port_pull1_from(s);
-        if (h != token) {
-            nocmsg_engine_rx_handoff(s, h);
-        } else if (s == from) {
+    /* While the engine is idle, the lean loop itself waits (a round with only this wait); it stops early only
+     * after handing a header to the engine, which may have left the engine busy. */
+    const struct token_round wait = {-1, from};
+    while (nocmsg__fast.recv_ranks) {
+        struct token_at at = {&wait, 1};
+        coll_tokens_lean(&at, &wait + 1, c);
+        if (at.round != &wait)
             return NOCMSG_SUCCESS;
-        } else {
-            c->tokens[s]++;
-            c->tokens_pending++;
-        }
     }
+    if (!c->tokens[from])
+        return coll_recv(NULL, 0, c->local_of[from], TAG_BARRIER, c);
     c->tokens[from]--;
     c->tokens_pending--;
     return NOCMSG_SUCCESS;
