@@ -319,6 +319,21 @@ void nocmsg_engine_recv(struct nocmsg_request_s *r)
     settle();
 }
 
+int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r)
+{
+    struct nocmsg_request_s **link = &eng.posted_head, *prev = NULL;
+    for (; *link; prev = *link, link = &(*link)->next)
+        if (*link == r) {
+            *link = r->next;
+            if (eng.posted_tail == r)
+                eng.posted_tail = prev;
+            r->next = NULL;
+            settle();
+            return 1;
+        }
+    return 0;
+}
+
 /* ---- receiving -------------------------------------------------------------------------------------- */
 
 /* The packet from src is complete. */
@@ -534,8 +549,12 @@ int nocmsg_engine_progress(void)
     return did;
 }
 
+void (*nocmsg_engine_idle)(void);
+
 void nocmsg_engine_block(void)
 {
+    if (nocmsg_engine_idle)
+        nocmsg_engine_idle();
     if (!nocmsg_engine_progress())
         nocmsg_port_wait(eng.tx_head != NULL);
 }

@@ -109,6 +109,12 @@ void nocmsg_engine_finalize(void);
 int nocmsg_engine_progress(void);
 /* Progresses, and if nothing happened waits for the port. */
 void nocmsg_engine_block(void);
+/* Called by nocmsg_engine_block before it progresses, when set: the MPI layer's non-blocking collectives advance
+ * there, so they progress while their rank waits in any other call. */
+extern void (*nocmsg_engine_idle)(void);
+/* Takes a posted receive that has not matched a message back out of the engine: 1 if it did (the request is then
+ * the caller's again), 0 if it has matched and will complete. */
+int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r);
 /* Send modes: standard (eager up to the port's limit, then the RTS/CTS handshake), synchronous (always the
  * handshake), and NoCMsg's non-flow-controlled transfer (always eager, whatever the size, up to EAGER_MAX). */
 enum send_mode { SEND_STANDARD = 0, SEND_SYNC = 1, SEND_XFER = 2 };

@@ -81,9 +81,6 @@ int nocmsg_bcast(void *buf, int count, nocmsg_datatype type, int root, nocmsg_co
     return RUN(OP_BCAST, bcast_fn, bytes, c, 1, buf, bytes, root, c);
 }
 
-/* Checks the operation of a reduction and describes it. */
-int coll_reduction_of(nocmsg_op op, nocmsg_datatype type, struct coll_reduction *red);
-
 int nocmsg_reduce(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, nocmsg_op op, int root,
                   nocmsg_comm comm)
 {

@@ -61,6 +61,8 @@ struct coll_reduction {
     int commutative;
 };
 void coll_apply(const struct coll_reduction *red, const void *in, void *inout, size_t count);
+/* Checks that op is defined on type and describes the reduction (ops.c). */
+int coll_reduction_of(nocmsg_op op, nocmsg_datatype type, struct coll_reduction *red);
 
 /* This rank's place in the mesh-parallel broadcast tree from some source (comm ranks): its parent (-1 at the
  * source) and up to four children. */
