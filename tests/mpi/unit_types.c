@@ -851,11 +851,11 @@ static void many(void)
     for (int i = 0; i < N; i += 2)
         OK(MPI_Type_free(&types[i]));
     for (int i = 0; i < N; i += 2)
-        OK(MPI_Type_vector(i + 1, 1, 2, MPI_SHORT, &types[i]));
+        OK(MPI_Type_vector(2, i + 1, i + 2, MPI_SHORT, &types[i]));
     for (int i = 0; i < N; i++) {
         int sz;
         OK(MPI_Type_size(types[i], &sz));
-        CHECK(sz == (i % 2 ? i + 1 : 2 * (i + 1)), "type %d: size %d", i, sz);
+        CHECK(sz == (i % 2 ? i + 1 : 4 * (i + 1)), "type %d: size %d", i, sz);
         for (int j = 0; j < i; j++)
             CHECK(types[j] != types[i], "types %d and %d share a handle", j, i);
     }

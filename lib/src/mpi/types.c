@@ -3,8 +3,9 @@
  *
  * Every datatype is flattened into the typemap of one item: runs of predefined elements (struct mpi_run), adjacent
  * runs of one type merged. A derived type owns its typemap and never refers to the types it was built from, so
- * freeing those is harmless. Packing walks a second view of the same typemap, its spans: the byte ranges to copy, in
- * typemap order, with adjacent ranges joined whatever their types, so a packed item costs one memcpy per gap in it.
+ * freeing those is harmless. Packing walks the byte ranges of the typemap: its spans, adjacent ranges joined whatever
+ * their types (so a packed item costs one copy per gap in it), or the runs themselves where no two of them join (the
+ * spans would only repeat them, and the cores have little memory).
  *
  * Bounds follow MPI 3.1 section 4.1 as MPICH (the reference for what the standard leaves open) computes them:
  * blocks of zero length do not count; a struct's extent is padded to the alignment of its most strictly aligned
@@ -32,7 +33,7 @@ struct span {
 struct type_entry {
     struct mpi_type t;
     size_t nspans;
-    struct span *spans;
+    struct span *spans; /* NULL when they would be the runs */
     MPI_Aint align;     /* alignment of the most strictly aligned element: a struct's extent is padded to it */
     int bounded;        /* has data or explicit bounds (resized, subarray): takes part in its users' bounds */
     int env_ints, env_addrs, env_types; /* MPI_Type_get_envelope's counts */
@@ -184,6 +185,39 @@ static const char *const predefined_names[NOCMSG_MPI_PREDEFINED_TYPES] = {
     [MPI_LONG_DOUBLE_INT] = "MPI_LONG_DOUBLE_INT",
 };
 
+/* log2 of the size of each predefined type but the pairs (all are powers of two): a run is count << shift bytes. */
+static unsigned char elem_shift[NOCMSG_MPI_PREDEFINED_TYPES];
+
+/* The byte ranges of an item: how many, and the i-th. */
+static inline size_t nranges(const struct type_entry *e)
+{
+    return e->spans ? e->nspans : e->t.nruns;
+}
+
+static inline void range_at(const struct type_entry *e, size_t i, MPI_Aint *disp, size_t *len)
+{
+    if (e->spans) {
+        *disp = e->spans[i].disp;
+        *len = e->spans[i].len;
+    } else {
+        *disp = e->t.runs[i].disp;
+        *len = e->t.runs[i].count << elem_shift[e->t.runs[i].type];
+    }
+}
+
+/* Whether count items are one block of count * size bytes (then the user's memory is used as it is). */
+static int is_contiguous(const struct type_entry *e)
+{
+    MPI_Aint disp;
+    size_t len;
+    if (e->t.size == 0)
+        return 1;
+    if (nranges(e) != 1 || e->t.extent != (MPI_Aint)e->t.size)
+        return 0;
+    range_at(e, 0, &disp, &len);
+    return len == e->t.size;
+}
+
 /* Filled in on first use (a pair type has two runs and up to two spans). */
 static struct type_entry predefined[NOCMSG_MPI_PREDEFINED_TYPES];
 static struct mpi_run predefined_runs[NOCMSG_MPI_PREDEFINED_TYPES][2];
@@ -222,6 +256,7 @@ static void init_predefined(void)
         } else {
             runs[0] = (struct mpi_run){0, h, 1};
             spans[0] = (struct span){0, elem_size[h]};
+            elem_shift[h] = (unsigned char)__builtin_ctzl(elem_size[h]);
             t->nruns = 1;
             e->nspans = 1;
             t->size = elem_size[h];
@@ -231,9 +266,9 @@ static void init_predefined(void)
         t->used = t->committed = t->predefined = 1;
         t->runs = runs;
         e->spans = spans;
-        t->contiguous = e->nspans == 1 && t->extent == (MPI_Aint)t->size;
-        /* Reductions on predefined types (pairs included) work on the type itself. */
-        t->uniform = h;
+        t->contiguous = is_contiguous(e);
+        /* A pair's elements are its value and its int: uniform only for MPI_2INT (MPI_INT). */
+        t->uniform = t->nruns == 1 ? runs[0].type : MPI_DATATYPE_NULL;
         t->combiner = MPI_COMBINER_NAMED;
         strcpy(t->name, predefined_names[h]);
         e->align = elem_align[h];
@@ -437,7 +472,10 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
         if (p)
             b->runs = p;
     }
-    if (b->nspans < b->spans_cap) {
+    if (b->nspans == b->nruns) {
+        free(b->spans);
+        b->spans = NULL;
+    } else if (b->nspans < b->spans_cap) {
         void *p = realloc(b->spans, (b->nspans ? b->nspans : 1) * sizeof *b->spans);
         if (p)
             b->spans = p;
@@ -455,8 +493,7 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
     e->spans = b->spans;
     e->align = b->align;
     e->bounded = b->bounded;
-    t->contiguous =
-        t->size == 0 || (e->nspans == 1 && e->spans[0].len == t->size && t->extent == (MPI_Aint)t->size);
+    t->contiguous = is_contiguous(e);
     t->uniform = MPI_DATATYPE_NULL;
     if (t->nruns > 0) {
         t->uniform = t->runs[0].type;
@@ -486,8 +523,7 @@ static void set_bounds(MPI_Datatype type, MPI_Aint lb, MPI_Aint extent)
     t->lb = lb;
     t->extent = extent;
     e->bounded = 1;
-    t->contiguous =
-        t->size == 0 || (e->nspans == 1 && e->spans[0].len == t->size && t->extent == (MPI_Aint)t->size);
+    t->contiguous = is_contiguous(e);
 }
 
 /* ---- the layer's interface (mpi_impl.h) ---- */
@@ -547,61 +583,63 @@ static inline void copy_span(char *dst, const char *src, size_t len)
         memcpy(dst, src, len);
 }
 
+/* Copies count items between their layout at `items` and the packed stream at `packed`, either way (a constant
+ * where it is inlined, so each direction gets its own loops). */
+static inline __attribute__((always_inline)) void copy_items(char *items, char *packed, size_t count,
+                                                             const struct mpi_type *t, int to_packed)
+{
+    const struct type_entry *e = entry_of_type(t);
+    const struct span *spans = e->spans;
+    const struct mpi_run *runs = t->runs;
+    size_t n = nranges(e);
+    MPI_Aint extent = t->extent;
+    if (n == 1) {
+        /* One range per item (a resized element, a vector of one block): a strided copy. */
+        MPI_Aint disp;
+        size_t len;
+        range_at(e, 0, &disp, &len);
+        char *user = items + disp;
+        for (size_t i = 0; i < count; i++, user += extent, packed += len)
+            to_packed ? copy_span(packed, user, len) : copy_span(user, packed, len);
+        return;
+    }
+    for (size_t i = 0; i < count; i++, items += extent) {
+        if (spans) {
+            for (size_t s = 0; s < n; s++) {
+                char *user = items + spans[s].disp;
+                size_t len = spans[s].len;
+                to_packed ? copy_span(packed, user, len) : copy_span(user, packed, len);
+                packed += len;
+            }
+        } else {
+            for (size_t r = 0; r < n; r++) {
+                char *user = items + runs[r].disp;
+                size_t len = runs[r].count << elem_shift[runs[r].type];
+                to_packed ? copy_span(packed, user, len) : copy_span(user, packed, len);
+                packed += len;
+            }
+        }
+    }
+}
+
 void mpi_pack(const void *buf, size_t count, const struct mpi_type *t, void *out)
 {
     if (count == 0 || t->size == 0)
         return;
-    const char *item = buf;
-    char *o = out;
-    if (t->contiguous) {
-        memcpy(o, item + t->true_lb, count * t->size);
-        return;
-    }
-    const struct type_entry *e = entry_of_type(t);
-    const struct span *spans = e->spans;
-    size_t nspans = e->nspans;
-    MPI_Aint extent = t->extent;
-    if (nspans == 1) {
-        /* A strided type (vector of one run, resized element): one copy per item. */
-        const char *src = item + spans[0].disp;
-        size_t len = spans[0].len;
-        for (size_t i = 0; i < count; i++, src += extent, o += len)
-            copy_span(o, src, len);
-        return;
-    }
-    for (size_t i = 0; i < count; i++, item += extent)
-        for (size_t s = 0; s < nspans; s++) {
-            copy_span(o, item + spans[s].disp, spans[s].len);
-            o += spans[s].len;
-        }
+    if (t->contiguous)
+        memcpy(out, (const char *)buf + t->true_lb, count * t->size);
+    else
+        copy_items((char *)buf, out, count, t, 1);
 }
 
 void mpi_unpack(const void *in, size_t count, const struct mpi_type *t, void *buf)
 {
     if (count == 0 || t->size == 0)
         return;
-    const char *src = in;
-    char *item = buf;
-    if (t->contiguous) {
-        memcpy(item + t->true_lb, src, count * t->size);
-        return;
-    }
-    const struct type_entry *e = entry_of_type(t);
-    const struct span *spans = e->spans;
-    size_t nspans = e->nspans;
-    MPI_Aint extent = t->extent;
-    if (nspans == 1) {
-        char *dst = item + spans[0].disp;
-        size_t len = spans[0].len;
-        for (size_t i = 0; i < count; i++, dst += extent, src += len)
-            copy_span(dst, src, len);
-        return;
-    }
-    for (size_t i = 0; i < count; i++, item += extent)
-        for (size_t s = 0; s < nspans; s++) {
-            copy_span(item + spans[s].disp, src, spans[s].len);
-            src += spans[s].len;
-        }
+    if (t->contiguous)
+        memcpy((char *)buf + t->true_lb, in, count * t->size);
+    else
+        copy_items(buf, (char *)in, count, t, 0);
 }
 
 void mpi_unpack_bytes(const void *in, size_t bytes, const struct mpi_type *t, void *buf)
@@ -610,15 +648,17 @@ void mpi_unpack_bytes(const void *in, size_t bytes, const struct mpi_type *t, vo
         return;
     size_t full = bytes / t->size, rest = bytes % t->size;
     mpi_unpack(in, full, t, buf);
-    if (rest == 0)
-        return;
-    /* The part item: its spans in order until the data ends. */
+    /* The part item: its ranges in order until the data ends. */
     const struct type_entry *e = entry_of_type(t);
     const char *src = (const char *)in + full * t->size;
     char *item = (char *)buf + (MPI_Aint)full * t->extent;
-    for (size_t s = 0; s < e->nspans && rest > 0; s++) {
-        size_t len = e->spans[s].len < rest ? e->spans[s].len : rest;
-        memcpy(item + e->spans[s].disp, src, len);
+    for (size_t i = 0; i < nranges(e) && rest > 0; i++) {
+        MPI_Aint disp;
+        size_t len;
+        range_at(e, i, &disp, &len);
+        if (len > rest)
+            len = rest;
+        memcpy(item + disp, src, len);
         src += len;
         rest -= len;
     }
