@@ -438,20 +438,21 @@ void mpi_nbc_free(struct mpi_nbc *s)
 }
 
 /* Hands a built schedule to a new request and starts its first round (so that, say, a barrier's first messages
- * leave now rather than at the next MPI call). */
+ * leave now rather than at the next MPI call). A schedule that cannot run is freed. */
 static int nbc_start(MPI_Comm comm, struct mpi_nbc *s, int err, MPI_Request *request)
 {
     if (err == MPI_SUCCESS && s->failed)
         err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS)
-        err = mpi_request_nbc(comm, s, request);
     if (err != MPI_SUCCESS) {
         mpi_nbc_free(s);
         return err;
     }
-    int ignored;
-    mpi_nbc_progress(s, &ignored);
-    return MPI_SUCCESS;
+    err = mpi_request_nbc(comm, s, request); /* frees s if it fails */
+    if (err == MPI_SUCCESS) {
+        int ignored;
+        mpi_nbc_progress(s, &ignored);
+    }
+    return err;
 }
 
 /* ---- argument checks ---------------------------------------------------------------------------------------- */
@@ -472,10 +473,25 @@ static int check_root(const struct comm *c, int root)
     return root >= 0 && root < c->size ? MPI_SUCCESS : MPI_ERR_ROOT;
 }
 
-/* The reduction operation: valid, and whether it is commutative. */
-static int check_op(MPI_Op op, int *commutative)
+/* The reduction operation: valid, defined on the type, and whether it is commutative. A built-in operation is
+ * tried on one item of zeros now, since otherwise only the ranks that combine operands would find out, in the
+ * middle of the schedule. */
+static int check_op(MPI_Op op, MPI_Datatype type, const struct mpi_type *t, int *commutative)
 {
-    return mpi_op_check(op, commutative) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_OP;
+    if (mpi_op_check(op, commutative) != MPI_SUCCESS)
+        return MPI_ERR_OP;
+    if (op < MPI_SUM || op > MPI_MAXLOC || t->size == 0)
+        return MPI_SUCCESS; /* a user operation takes any type */
+    enum { SMALL = 64 };
+    _Alignas(16) unsigned char small[2 * SMALL] = {0};
+    size_t room = (t->size + 15) & ~(size_t)15;
+    unsigned char *scratch = room <= SMALL ? small : calloc(2, room);
+    if (!scratch)
+        return MPI_ERR_NO_MEM;
+    int err = mpi_reduce_apply(op, type, scratch, scratch + room, 1);
+    if (scratch != small)
+        free(scratch);
+    return err;
 }
 
 /* ---- the collectives ---------------------------------------------------------------------------------------- */
@@ -535,7 +551,7 @@ static int reduce_args(const void *sendbuf, const void *recvbuf, int has_recvbuf
     if (err == MPI_SUCCESS)
         err = mpi_type_bytes(datatype, count, t, bytes);
     if (err == MPI_SUCCESS)
-        err = check_op(op, commutative);
+        err = check_op(op, datatype, *t, commutative);
     if (err == MPI_SUCCESS && has_recvbuf && count > 0 && sendbuf == recvbuf)
         err = MPI_ERR_BUFFER; /* the same buffer twice without MPI_IN_PLACE */
     return err;
