@@ -924,3 +924,13 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     MPI_RETURN(comm, alltoall(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls, recvtype,
                               comm));
 }
+
+MPI_Fint MPI_Op_c2f(MPI_Op op)
+{
+    return (MPI_Fint)op;
+}
+
+MPI_Op MPI_Op_f2c(MPI_Fint op)
+{
+    return (MPI_Op)op;
+}
