@@ -3,7 +3,7 @@
  * displacements, zero-length blocks, resized and subarray types in C and Fortran order); names; MPI_Pack and
  * MPI_Unpack (packed bytes in typemap order, positions, gaps left alone); messages of derived types received as basic
  * ones and the other way round; MPI_Get_count and MPI_Get_elements on partial messages; error classes; many types
- * made and freed; types built from freed types.
+ * made and freed; types built from freed types; and hundreds of random nested types, packed and unpacked.
  *
  * Printed values assume 4-byte int, 8-byte long and double, 16-byte long double (LP64 Linux and RV64 lp64), and
  * avoid what MPICH 4.0 does differently from MPI 3.1: Get_elements of a message ending inside an element,
@@ -870,6 +870,135 @@ static void many(void)
     say("%d types alive at once, half freed and made again, all freed", N);
 }
 
+/* Random types, nested up to three deep, from every constructor (no zero-length blocks, no long double, whose
+ * padding bytes MPICH does not copy): their bounds and the bytes MPI_Pack makes of two items and MPI_Unpack puts
+ * back, hashed into one line per 100 types. A pseudo-random sequence of its own keeps the types the same everywhere. */
+static unsigned long long random_state = 12345;
+
+static int rnd(int n)
+{
+    random_state = random_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (int)((random_state >> 33) % (unsigned long long)n);
+}
+
+static MPI_Datatype random_type(int depth)
+{
+    static const MPI_Datatype leaves[] = {MPI_CHAR,   MPI_SHORT,     MPI_INT,      MPI_DOUBLE,
+                                          MPI_LONG,   MPI_FLOAT,     MPI_DOUBLE_INT, MPI_SHORT_INT,
+                                          MPI_2INT,   MPI_FLOAT_INT, MPI_C_BOOL};
+    enum { NLEAVES = sizeof leaves / sizeof leaves[0] };
+    MPI_Datatype t, old;
+    int derived = depth > 0 && rnd(3) != 0;
+    old = derived ? random_type(depth - 1) : leaves[rnd(NLEAVES)];
+    MPI_Aint lb, extent;
+    OK(MPI_Type_get_extent(old, &lb, &extent));
+    int kind = rnd(11), count = 1 + rnd(3), bl = 1 + rnd(3);
+    int bls[3], displs[3];
+    MPI_Aint hdispls[3];
+    MPI_Datatype types[3];
+    for (int i = 0; i < 3; i++) {
+        bls[i] = 1 + rnd(3);
+        displs[i] = rnd(12) - 3;
+        hdispls[i] = rnd(64) - 8;
+        types[i] = rnd(2) ? old : leaves[rnd(NLEAVES)];
+    }
+    switch (kind) {
+    case 0:
+        OK(MPI_Type_contiguous(count, old, &t));
+        break;
+    case 1: {
+        int more = rnd(4), backwards = rnd(4) == 0;
+        OK(MPI_Type_vector(count, bl, bl + more - (backwards ? 2 * bl + 3 : 0), old, &t));
+        break;
+    }
+    case 2:
+        OK(MPI_Type_create_hvector(count, bl, rnd(100) - 20, old, &t));
+        break;
+    case 3:
+        OK(MPI_Type_indexed(count, bls, displs, old, &t));
+        break;
+    case 4:
+        OK(MPI_Type_create_hindexed(count, bls, hdispls, old, &t));
+        break;
+    case 5:
+        OK(MPI_Type_create_indexed_block(count, bl, displs, old, &t));
+        break;
+    case 6:
+        OK(MPI_Type_create_hindexed_block(count, bl, hdispls, old, &t));
+        break;
+    case 7:
+        OK(MPI_Type_create_struct(count, bls, hdispls, types, &t));
+        break;
+    case 8: {
+        int new_lb = rnd(16) - 8, more = rnd(16);
+        OK(MPI_Type_create_resized(old, new_lb, extent + more, &t));
+        break;
+    }
+    case 9: {
+        int sizes[3], subsizes[3], starts[3], ndims = 1 + rnd(3);
+        for (int i = 0; i < ndims; i++) {
+            sizes[i] = 1 + rnd(4);
+            subsizes[i] = 1 + rnd(sizes[i]);
+            starts[i] = rnd(sizes[i] - subsizes[i] + 1);
+        }
+        int order = rnd(2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+        OK(MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, old, &t));
+        break;
+    }
+    default:
+        OK(MPI_Type_dup(old, &t));
+    }
+    if (derived)
+        OK(MPI_Type_free(&old));
+    return t;
+}
+
+static unsigned long long hash(unsigned long long h, long long v)
+{
+    return (h ^ (unsigned long long)v) * 1099511628211ULL;
+}
+
+static void random_types(void)
+{
+    enum { N = 400, BYTES = 8192, AT = 3072 };
+    static unsigned char src[BYTES], packed[BYTES], back[BYTES];
+    for (int i = 0; i < BYTES; i++)
+        src[i] = (unsigned char)(i * 131 + (i >> 8));
+    unsigned long long h = 14695981039346656037ULL;
+    int tried = 0;
+    for (int i = 0; i < N; i++) {
+        MPI_Datatype t = random_type(2);
+        OK(MPI_Type_commit(&t));
+        int sz, psize;
+        MPI_Aint lb, extent, tlb, textent;
+        OK(MPI_Type_size(t, &sz));
+        OK(MPI_Type_get_extent(t, &lb, &extent));
+        OK(MPI_Type_get_true_extent(t, &tlb, &textent));
+        h = hash(hash(hash(hash(hash(h, sz), lb), extent), tlb), textent);
+        /* Two items: the bytes from the lowest to the highest they touch. */
+        MPI_Aint low = tlb + (extent < 0 ? extent : 0), high = tlb + textent + (extent > 0 ? extent : 0);
+        OK(MPI_Pack_size(2, t, MPI_COMM_WORLD, &psize));
+        if (AT + low >= 0 && AT + high <= BYTES && psize <= BYTES) {
+            int pos = 0, pos2 = 0;
+            OK(MPI_Pack(src + AT, 2, t, packed, BYTES, &pos, MPI_COMM_WORLD));
+            CHECK(pos == 2 * sz, "random type %d: packed %d bytes, size %d", i, pos, sz);
+            memset(back + AT + low, 0, (size_t)(high - low));
+            OK(MPI_Unpack(packed, pos, &pos2, back + AT, 2, t, MPI_COMM_WORLD));
+            CHECK(pos2 == pos, "random type %d: unpacked %d bytes of %d", i, pos2, pos);
+            for (int j = 0; j < pos; j++)
+                h = hash(h, packed[j]);
+            for (MPI_Aint j = low; j < high; j++)
+                h = hash(h, back[AT + j]);
+            tried++;
+        }
+        OK(MPI_Type_free(&t));
+        if (i % 100 == 99) {
+            say("random types %d..%d: %d packed, hash %016llx", i - 99, i, tried, h);
+            tried = 0;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -885,6 +1014,7 @@ int main(int argc, char **argv)
     partial();
     errors();
     many();
+    random_types();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("unit_types: done\n");

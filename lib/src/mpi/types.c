@@ -34,7 +34,10 @@ struct type_entry {
     struct mpi_type t;
     size_t nspans;
     struct span *spans; /* NULL when they would be the runs */
+    MPI_Aint stride;    /* when the ranges (two or more) are alike and evenly spaced (vectors): their spacing */
+    size_t stride_len;  /* and their length; 0 otherwise */
     MPI_Aint align;     /* alignment of the most strictly aligned element: a struct's extent is padded to it */
+    long pclass;        /* types of one class are the same type to struct padding (see padding_class) */
     int bounded;        /* has data or explicit bounds (resized, subarray): takes part in its users' bounds */
     int env_ints, env_addrs, env_types; /* MPI_Type_get_envelope's counts */
 };
@@ -218,6 +221,24 @@ static int is_contiguous(const struct type_entry *e)
     return len == e->t.size;
 }
 
+/* Which struct members count as the same type for padding. MPICH pads a struct only when its members' types differ,
+ * and takes integer types of one size (signed or not, MPI_BYTE, MPI_AINT...) as one type, and a type built as one
+ * item of another at displacement 0 with the same bounds (dup, contiguous(1), a one-element vector, indexed or
+ * struct...) as that type. The predefined types' classes: */
+static long padding_class(MPI_Datatype type)
+{
+    switch (type) {
+    case MPI_BYTE: case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT:
+    case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_UINT8_T: case MPI_INT16_T:
+    case MPI_UINT16_T: case MPI_INT32_T: case MPI_UINT32_T: case MPI_INT64_T: case MPI_UINT64_T: case MPI_C_BOOL:
+    case MPI_PACKED: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+        return -(long)elem_size[type];
+    default:
+        return type;
+    }
+}
+
 /* Filled in on first use (a pair type has two runs and up to two spans). */
 static struct type_entry predefined[NOCMSG_MPI_PREDEFINED_TYPES];
 static struct mpi_run predefined_runs[NOCMSG_MPI_PREDEFINED_TYPES][2];
@@ -272,6 +293,7 @@ static void init_predefined(void)
         t->combiner = MPI_COMBINER_NAMED;
         strcpy(t->name, predefined_names[h]);
         e->align = elem_align[h];
+        e->pclass = padding_class(h);
         e->bounded = 1;
     }
     predefined_ready = 1;
@@ -339,6 +361,27 @@ static MPI_Datatype add_entry(struct type_entry *e)
     return (MPI_Datatype)(FIRST_DERIVED + i);
 }
 
+/* Notes whether the ranges of an item are evenly spaced ranges of one length (vectors, columns, 2-d subarrays),
+ * which then pack as one strided copy. */
+static void find_stride(struct type_entry *e)
+{
+    size_t n = nranges(e), len, len_i;
+    MPI_Aint disp0, disp1, disp_i;
+    e->stride_len = 0;
+    if (n < 2)
+        return;
+    range_at(e, 0, &disp0, &len);
+    range_at(e, 1, &disp1, &len_i);
+    MPI_Aint stride = disp1 - disp0;
+    for (size_t i = 1; i < n; i++) {
+        range_at(e, i, &disp_i, &len_i);
+        if (len_i != len || disp_i != disp0 + (MPI_Aint)i * stride)
+            return;
+    }
+    e->stride = stride;
+    e->stride_len = len;
+}
+
 /* ---- building typemaps ---- */
 
 /* A typemap under construction: runs and spans in typemap order, size, elements and bounds. */
@@ -350,6 +393,10 @@ struct builder {
     size_t size, elements;
     int bounded, has_data, oom;
     MPI_Aint lb, ub, true_lb, true_ub, align;
+    size_t nblocks;                   /* add_block calls, zero-length blocks included */
+    MPI_Aint first_disp;              /* and the first one's arguments */
+    size_t first_count;
+    const struct type_entry *first_old;
 };
 
 static void builder_init(struct builder *b)
@@ -420,6 +467,11 @@ static inline MPI_Aint max_aint(MPI_Aint a, MPI_Aint b)
 static void add_block(struct builder *b, MPI_Aint disp, size_t count, const struct type_entry *old)
 {
     const struct mpi_type *o = &old->t;
+    if (b->nblocks++ == 0) {
+        b->first_disp = disp;
+        b->first_count = count;
+        b->first_old = old;
+    }
     if (count == 0 || b->oom)
         return;
     MPI_Aint first = disp, last = disp + (MPI_Aint)(count - 1) * o->extent;
@@ -450,6 +502,13 @@ static void add_block(struct builder *b, MPI_Aint disp, size_t count, const stru
         for (size_t r = 0; r < o->nruns; r++)
             push_run(b, base + o->runs[r].disp, o->runs[r].type, o->runs[r].count);
     }
+}
+
+/* A padding class no type has yet (the predefined types' are below NOCMSG_MPI_PREDEFINED_TYPES). */
+static long new_class(void)
+{
+    static long last = NOCMSG_MPI_PREDEFINED_TYPES;
+    return ++last;
 }
 
 /* Turns the builder into a new derived type (uncommitted). explicit_bounds: lb and extent given (resized,
@@ -493,7 +552,10 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
     e->spans = b->spans;
     e->align = b->align;
     e->bounded = b->bounded;
+    /* One item of a type at 0 is that type (to struct padding) until its bounds change. */
+    e->pclass = b->nblocks == 1 && b->first_count == 1 && b->first_disp == 0 ? b->first_old->pclass : new_class();
     t->contiguous = is_contiguous(e);
+    find_stride(e);
     t->uniform = MPI_DATATYPE_NULL;
     if (t->nruns > 0) {
         t->uniform = t->runs[0].type;
@@ -520,6 +582,8 @@ static void set_bounds(MPI_Datatype type, MPI_Aint lb, MPI_Aint extent)
 {
     struct type_entry *e = entry_of(type);
     struct mpi_type *t = &e->t;
+    if (lb != t->lb || extent != t->extent)
+        e->pclass = new_class();
     t->lb = lb;
     t->extent = extent;
     e->bounded = 1;
@@ -569,18 +633,101 @@ size_t mpi_predefined_size(MPI_Datatype type)
     return type > MPI_DATATYPE_NULL && type < NOCMSG_MPI_PREDEFINED_TYPES ? elem_size[type] : 0;
 }
 
-/* Copies one span. The common element sizes get a single load and store when aligned: the compiler cannot know
- * the alignment of the user's memory and would otherwise call memcpy (the simulated cores trap on misaligned
- * accesses, so unaligned spans go to memcpy). */
-static inline void copy_span(char *dst, const char *src, size_t len)
+/* Copies fewer than 16 bytes with no call: a chunk of 8, 4, 2 and 1 bytes per bit of len, in words as wide as the
+ * addresses' alignment allows, bytes otherwise (the compiler inlines memcpy of a constant size). */
+static inline __attribute__((always_inline)) void copy_small(char *dst, const char *src, size_t len)
+{
+    if ((((uintptr_t)dst | (uintptr_t)src) & 7) == 0) {
+        if (len & 8) {
+            memcpy(__builtin_assume_aligned(dst, 8), __builtin_assume_aligned(src, 8), 8);
+            dst += 8;
+            src += 8;
+        }
+        if (len & 4) {
+            memcpy(__builtin_assume_aligned(dst, 4), __builtin_assume_aligned(src, 4), 4);
+            dst += 4;
+            src += 4;
+        }
+        if (len & 2) {
+            memcpy(__builtin_assume_aligned(dst, 2), __builtin_assume_aligned(src, 2), 2);
+            dst += 2;
+            src += 2;
+        }
+    } else if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
+        /* Ints, or pairs of them, in a packed stream of 4-byte elements. */
+        if (len & 8) {
+            memcpy(__builtin_assume_aligned(dst, 4), __builtin_assume_aligned(src, 4), 4);
+            memcpy(__builtin_assume_aligned(dst + 4, 4), __builtin_assume_aligned(src + 4, 4), 4);
+            dst += 8;
+            src += 8;
+        }
+        if (len & 4) {
+            memcpy(__builtin_assume_aligned(dst, 4), __builtin_assume_aligned(src, 4), 4);
+            dst += 4;
+            src += 4;
+        }
+        if (len & 2) {
+            memcpy(__builtin_assume_aligned(dst, 2), __builtin_assume_aligned(src, 2), 2);
+            dst += 2;
+            src += 2;
+        }
+    } else {
+        if (len & 8) {
+            memcpy(dst, src, 8);
+            dst += 8;
+            src += 8;
+        }
+        if (len & 4) {
+            memcpy(dst, src, 4);
+            dst += 4;
+            src += 4;
+        }
+        if (len & 2) {
+            memcpy(dst, src, 2);
+            dst += 2;
+            src += 2;
+        }
+    }
+    if (len & 1)
+        *dst = *src;
+}
+
+/* Copies one byte range. Small ranges (elements, short structs) are copied in place rather than by a call to
+ * memcpy: the compiler cannot know the alignment of the user's memory, and the simulated cores trap on misaligned
+ * accesses, so it would call memcpy for each. */
+static inline __attribute__((always_inline)) void copy_span(char *dst, const char *src, size_t len)
 {
     uintptr_t a = (uintptr_t)dst | (uintptr_t)src;
     if (len == 8 && (a & 7) == 0)
         memcpy(__builtin_assume_aligned(dst, 8), __builtin_assume_aligned(src, 8), 8);
     else if (len == 4 && (a & 3) == 0)
         memcpy(__builtin_assume_aligned(dst, 4), __builtin_assume_aligned(src, 4), 4);
+    else if (len < 16)
+        copy_small(dst, src, len);
     else
         memcpy(dst, src, len);
+}
+
+/* A strided copy: count ranges of len bytes, `stride` apart at `user`, one after the other at `packed`. */
+static inline __attribute__((always_inline)) void copy_strided(char *user, char *packed, size_t count, size_t len,
+                                                               MPI_Aint stride, int to_packed)
+{
+    /* Columns of doubles or ints: when every range is aligned, one load and store each. */
+    uintptr_t a = (uintptr_t)user | (uintptr_t)packed | (uintptr_t)stride;
+    if (len == 8 && (a & 7) == 0) {
+        for (size_t i = 0; i < count; i++, user += stride, packed += 8)
+            to_packed ? memcpy(__builtin_assume_aligned(packed, 8), __builtin_assume_aligned(user, 8), 8)
+                      : memcpy(__builtin_assume_aligned(user, 8), __builtin_assume_aligned(packed, 8), 8);
+        return;
+    }
+    if (len == 4 && (a & 3) == 0) {
+        for (size_t i = 0; i < count; i++, user += stride, packed += 4)
+            to_packed ? memcpy(__builtin_assume_aligned(packed, 4), __builtin_assume_aligned(user, 4), 4)
+                      : memcpy(__builtin_assume_aligned(user, 4), __builtin_assume_aligned(packed, 4), 4);
+        return;
+    }
+    for (size_t i = 0; i < count; i++, user += stride, packed += len)
+        to_packed ? copy_span(packed, user, len) : copy_span(user, packed, len);
 }
 
 /* Copies count items between their layout at `items` and the packed stream at `packed`, either way (a constant
@@ -593,14 +740,20 @@ static inline __attribute__((always_inline)) void copy_items(char *items, char *
     const struct mpi_run *runs = t->runs;
     size_t n = nranges(e);
     MPI_Aint extent = t->extent;
+    if (e->stride_len) {
+        MPI_Aint disp;
+        size_t len;
+        range_at(e, 0, &disp, &len);
+        for (size_t i = 0; i < count; i++, items += extent, packed += n * len)
+            copy_strided(items + disp, packed, n, len, e->stride, to_packed);
+        return;
+    }
     if (n == 1) {
         /* One range per item (a resized element, a vector of one block): a strided copy. */
         MPI_Aint disp;
         size_t len;
         range_at(e, 0, &disp, &len);
-        char *user = items + disp;
-        for (size_t i = 0; i < count; i++, user += extent, packed += len)
-            to_packed ? copy_span(packed, user, len) : copy_span(user, packed, len);
+        copy_strided(items + disp, packed, count, len, extent, to_packed);
         return;
     }
     for (size_t i = 0; i < count; i++, items += extent) {
@@ -943,22 +1096,6 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
                                             MPI_COMBINER_HINDEXED_BLOCK, newtype));
 }
 
-/* Which struct members count as the same type for padding: MPICH pads a struct only when its members differ, and
- * takes integer types of one size (signed or not, MPI_BYTE, MPI_AINT...) as one type. */
-static long padding_class(MPI_Datatype type)
-{
-    switch (type) {
-    case MPI_BYTE: case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT:
-    case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
-    case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_UINT8_T: case MPI_INT16_T:
-    case MPI_UINT16_T: case MPI_INT32_T: case MPI_UINT32_T: case MPI_INT64_T: case MPI_UINT64_T: case MPI_C_BOOL:
-    case MPI_PACKED: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
-        return -(long)elem_size[type];
-    default:
-        return type;
-    }
-}
-
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -973,7 +1110,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
             MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_COUNT);
         if (!live(array_of_types[i]))
             MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_TYPE);
-        if (padding_class(array_of_types[i]) != padding_class(array_of_types[0]))
+        if (live(array_of_types[i])->pclass != live(array_of_types[0])->pclass)
             mixed = 1;
     }
     struct builder b;
