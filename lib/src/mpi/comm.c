@@ -5,7 +5,7 @@
  * the layer's state of each (error handler, name, topology, attributes) is env.c's mpi_comms[]. A group is a list of
  * world ranks in group order, in a table of this file: handle 0 is MPI_GROUP_NULL, 1 MPI_GROUP_EMPTY, the others
  * are entries from 2 up, reused once freed. A Cartesian grid is numbered row-major (the last dimension varies
- * fastest) over the communicator's ranks in order, since reorder is ignored.
+ * fastest) over the communicator's ranks in order, since reorder is ignored; MPI_Comm_dup copies it.
  */
 #include "mpi_impl.h"
 
@@ -404,9 +404,42 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
+/* A Cartesian topology for a new communicator: the dimensions of dims and periods that keep selects (keep = NULL:
+ * all of them). */
+struct grid {
+    int ndims;
+    const int *dims, *periods, *keep;
+};
+
+/* Gives `comm` the topology of `grid`; it goes with the communicator (env.c's mpi_comm_freeing frees each part). */
+static int topo_attach(MPI_Comm comm, const struct grid *grid)
+{
+    int n = 0;
+    for (int i = 0; i < grid->ndims; i++)
+        n += !grid->keep || grid->keep[i];
+    struct mpi_topo *t = malloc(sizeof *t);
+    int *dims = malloc(sizeof(int) * (size_t)(n + 1)), *periods = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!t || !dims || !periods) {
+        free(t);
+        free(dims);
+        free(periods);
+        return MPI_ERR_NO_MEM;
+    }
+    n = 0;
+    for (int i = 0; i < grid->ndims; i++)
+        if (!grid->keep || grid->keep[i]) {
+            dims[n] = grid->dims[i];
+            periods[n++] = grid->periods[i] != 0;
+        }
+    *t = (struct mpi_topo){n, dims, periods};
+    mpi_comms[comm].topo = t;
+    return MPI_SUCCESS;
+}
+
 /* The end of every constructor: `err` from libnocmsg's dup or split of `parent`; a new communicator gets the MPI
- * state (error handler, and with copy_attrs the attributes) or, if that fails, is freed again. */
-static int comm_created(MPI_Comm parent, MPI_Comm *newcomm, int copy_attrs, int err)
+ * state (error handler, and with copy_attrs the attributes) and the topology of `grid` (if not NULL), or if that
+ * fails is freed again. */
+static int comm_created(MPI_Comm parent, MPI_Comm *newcomm, int copy_attrs, const struct grid *grid, int err)
 {
     if (err != MPI_SUCCESS) {
         *newcomm = MPI_COMM_NULL;
@@ -415,6 +448,8 @@ static int comm_created(MPI_Comm parent, MPI_Comm *newcomm, int copy_attrs, int 
     if (*newcomm == MPI_COMM_NULL)
         return MPI_SUCCESS;
     err = mpi_comm_created(parent, *newcomm, copy_attrs);
+    if (err == MPI_SUCCESS && grid)
+        err = topo_attach(*newcomm, grid);
     if (err != MPI_SUCCESS) {
         mpi_comm_freeing(*newcomm); /* deletes the attributes copied before the failure */
         nocmsg_comm_free(newcomm);
@@ -426,9 +461,14 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     struct comm *c;
     LIVE_COMM(comm, c);
+    (void)c;
     if (!newcomm)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    MPI_RETURN(comm, comm_created(comm, newcomm, 1, nocmsg_comm_dup(comm, newcomm)));
+    int err = nocmsg_comm_dup(comm, newcomm);
+    /* The duplicate has the same topology (MPI 3.1 §6.4.2) besides the attributes. */
+    const struct mpi_topo *t = mpi_comms[comm].topo;
+    struct grid same = {t ? t->ndims : 0, t ? t->dims : NULL, t ? t->periods : NULL, NULL};
+    MPI_RETURN(comm, comm_created(comm, newcomm, 1, t ? &same : NULL, err));
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -437,7 +477,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     LIVE_COMM(comm, c);
     if (!newcomm)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    MPI_RETURN(comm, comm_created(comm, newcomm, 0, nocmsg_comm_split(comm, color, key, newcomm)));
+    MPI_RETURN(comm, comm_created(comm, newcomm, 0, NULL, nocmsg_comm_split(comm, color, key, newcomm)));
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
@@ -453,7 +493,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     }
     /* No two ranks share memory (mpi.h), so each is a color of its own. */
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : c->rank;
-    MPI_RETURN(comm, comm_created(comm, newcomm, 0, nocmsg_comm_split(comm, color, key, newcomm)));
+    MPI_RETURN(comm, comm_created(comm, newcomm, 0, NULL, nocmsg_comm_split(comm, color, key, newcomm)));
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
@@ -471,7 +511,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     /* Members take their rank in the group as the key, so the new communicator is ordered as the group. */
     int mine = group_rank_of(g, nocmsg_lib.rank);
     int color = mine == MPI_UNDEFINED ? NOCMSG_UNDEFINED : 0;
-    MPI_RETURN(comm, comm_created(comm, newcomm, 0, nocmsg_comm_split(comm, color, mine, newcomm)));
+    MPI_RETURN(comm, comm_created(comm, newcomm, 0, NULL, nocmsg_comm_split(comm, color, mine, newcomm)));
 }
 
 int MPI_Comm_free(MPI_Comm *comm)
@@ -608,47 +648,6 @@ static int grid_coord(const struct mpi_topo *t, int r, int i)
     return r % t->dims[i];
 }
 
-/* Gives `comm` a Cartesian topology: the `ndims` dimensions of dims and periods that `keep` selects (keep = NULL:
- * all); the topology is freed with the communicator (env.c's mpi_comm_freeing frees each part). */
-static int topo_attach(MPI_Comm comm, int ndims, const int dims[], const int periods[], const int keep[])
-{
-    int n = 0;
-    for (int i = 0; i < ndims; i++)
-        n += !keep || keep[i];
-    struct mpi_topo *t = malloc(sizeof *t);
-    int *d = malloc(sizeof(int) * (size_t)(n + 1)), *p = malloc(sizeof(int) * (size_t)(n + 1));
-    if (!t || !d || !p) {
-        free(t);
-        free(d);
-        free(p);
-        return MPI_ERR_NO_MEM;
-    }
-    n = 0;
-    for (int i = 0; i < ndims; i++)
-        if (!keep || keep[i]) {
-            d[n] = dims[i];
-            p[n++] = periods[i] != 0;
-        }
-    *t = (struct mpi_topo){n, d, p};
-    mpi_comms[comm].topo = t;
-    return MPI_SUCCESS;
-}
-
-/* The end of the topology constructors: as comm_created, then the topology, or on failure no communicator. */
-static int cart_created(MPI_Comm parent, MPI_Comm *newcomm, int err, int ndims, const int dims[],
-                        const int periods[], const int keep[])
-{
-    err = comm_created(parent, newcomm, 0, err);
-    if (err != MPI_SUCCESS || *newcomm == MPI_COMM_NULL)
-        return err;
-    err = topo_attach(*newcomm, ndims, dims, periods, keep);
-    if (err != MPI_SUCCESS) {
-        mpi_comm_freeing(*newcomm);
-        nocmsg_comm_free(newcomm);
-    }
-    return err;
-}
-
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart)
 {
@@ -668,7 +667,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
      * is one point, rank 0. */
     int color = c->rank < points ? 0 : NOCMSG_UNDEFINED;
     err = nocmsg_comm_split(comm_old, color, c->rank, comm_cart);
-    MPI_RETURN(comm_old, cart_created(comm_old, comm_cart, err, ndims, dims, periods, NULL));
+    struct grid grid = {ndims, dims, periods, NULL};
+    MPI_RETURN(comm_old, comm_created(comm_old, comm_cart, 0, &grid, err));
 }
 
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -790,7 +790,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             color = color * t->dims[i] + x;
     }
     int err = nocmsg_comm_split(comm, color, key, newcomm);
-    MPI_RETURN(comm, cart_created(comm, newcomm, err, t->ndims, t->dims, t->periods, remain_dims));
+    struct grid sub = {t->ndims, t->dims, t->periods, remain_dims};
+    MPI_RETURN(comm, comm_created(comm, newcomm, 0, &sub, err));
 }
 
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
