@@ -586,14 +586,15 @@ int mpi_comm_freeing(MPI_Comm comm)
         int found;
         err = attr_remove(comm, mpi_comms[comm].attrs->keyval, &found);
     }
+    /* A failed delete function keeps the communicator, topology included. */
+    if (err != MPI_SUCCESS)
+        return err;
     struct mpi_topo *t = mpi_comms[comm].topo;
     if (t) {
         free(t->dims);
         free(t->periods);
         free(t);
-        mpi_comms[comm].topo = NULL;
     }
-    if (err == MPI_SUCCESS)
-        mpi_comm_reset(comm, MPI_ERRHANDLER_NULL);
-    return err;
+    mpi_comm_reset(comm, MPI_ERRHANDLER_NULL);
+    return MPI_SUCCESS;
 }

@@ -58,7 +58,8 @@ static inline struct mpi_comm_state *mpi_comm_state(MPI_Comm comm)
     return nocmsg_comm_get(comm) ? &mpi_comms[comm] : NULL;
 }
 /* A communicator made from `parent` by an MPI constructor: inherits its error handler; with copy_attrs (MPI_Comm_dup)
- * its attributes through their copy functions. Names and topologies start empty. */
+ * its attributes through their copy functions. Names and topologies start empty (MPI_Comm_dup then copies the
+ * topology itself). */
 int mpi_comm_created(MPI_Comm parent, MPI_Comm comm, int copy_attrs);
 /* Before a communicator is freed: runs the attributes' delete functions and drops the topology. */
 int mpi_comm_freeing(MPI_Comm comm);
