@@ -406,11 +406,11 @@ int mpi_nbc_progress(struct mpi_nbc *s, int *err)
     while (s->round < s->nrounds) {
         if (s->posted < 0)
             round_start(s);
-        if (!round_done(s)) {
-            nocmsg_engine_progress();
-            if (!round_done(s))
-                break;
-        }
+        /* No nocmsg_engine_progress here: this runs inside nocmsg_engine_block (its idle hook), which sleeps
+         * when its own progress call finds nothing to do; words taken here would leave it asleep with the
+         * round they completed never finished. Callers move the engine. */
+        if (!round_done(s))
+            break;
         round_finish(s);
     }
     s->running = 0;
