@@ -53,7 +53,7 @@ static int nhandlers;
 
 static const char *const error_strings[MPI_ERR_LASTCODE] = {
     [MPI_SUCCESS] = "success",
-    [MPI_ERR_BUFFER] = "invalid buffer: a null pointer with a non-zero count",
+    [MPI_ERR_BUFFER] = "invalid buffer: a null pointer with a non-zero count, or no room in the MPI_Bsend buffer",
     [MPI_ERR_COUNT] = "invalid count argument",
     [MPI_ERR_TYPE] = "invalid datatype: unknown, freed, not committed, or MPI_DATATYPE_NULL",
     [MPI_ERR_TAG] = "invalid tag: tags run from 0 to the MPI_TAG_UB attribute (MPI_ANY_TAG only when receiving)",

@@ -111,12 +111,13 @@ static struct {
     struct bsend_seg *segs;
 } bbuf;
 
+/* A message takes its size plus MPI_BSEND_OVERHEAD bytes of the buffer, as MPI promises programs; the data starts at
+ * the first 16-byte boundary of its space (the overhead covers that slack). */
 #define BSEND_ALIGN 16
 
 static struct bsend_seg *bsend_alloc(size_t bytes)
 {
-    size_t len = (bytes + MPI_BSEND_OVERHEAD + BSEND_ALIGN - 1) & ~(size_t)(BSEND_ALIGN - 1);
-    size_t start = (size_t)(-(uintptr_t)bbuf.base & (BSEND_ALIGN - 1));
+    size_t len = bytes + MPI_BSEND_OVERHEAD, start = 0;
     struct bsend_seg **link = &bbuf.segs;
     for (;; link = &(*link)->next) {
         size_t end = *link ? (*link)->off : bbuf.size;
@@ -132,6 +133,12 @@ static struct bsend_seg *bsend_alloc(size_t bytes)
             return NULL;
         start = (*link)->off + (*link)->len;
     }
+}
+
+static char *bsend_data(const struct bsend_seg *s)
+{
+    uintptr_t p = (uintptr_t)(bbuf.base + s->off);
+    return (char *)((p + BSEND_ALIGN - 1) & ~(uintptr_t)(BSEND_ALIGN - 1));
 }
 
 static void bsend_free(struct bsend_seg *s)
@@ -170,7 +177,7 @@ static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     }
     if (!seg)
         return MPI_ERR_BUFFER;
-    char *data = bbuf.base + seg->off;
+    char *data = bsend_data(seg);
     if (t->contiguous)
         memcpy(data, (const char *)buf + (bytes ? t->true_lb : 0), bytes);
     else
@@ -203,13 +210,9 @@ int MPI_Buffer_attach(void *buffer, int size)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_BUFFER);
     if (size < 0 || (!buffer && size > 0))
         MPI_RETURN(MPI_COMM_WORLD, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER);
-    bbuf.base = buffer ? buffer : (char *)bbuf.base;
-    bbuf.size = (size_t)size;
-    if (!bbuf.base) {
-        static char empty[1];
-        bbuf.base = empty;
-        bbuf.size = 0;
-    }
+    static char empty[1];
+    bbuf.base = buffer ? buffer : empty;
+    bbuf.size = buffer ? (size_t)size : 0;
     return MPI_SUCCESS;
 }
 
