@@ -511,8 +511,8 @@ static long new_class(void)
     return ++last;
 }
 
-/* Turns the builder into a new derived type (uncommitted). explicit_bounds: lb and extent given (resized,
- * subarray) instead of the ones of the blocks. */
+/* Turns the builder into a new derived type (uncommitted), with the bounds of its blocks (resized and subarray set
+ * theirs afterwards with set_bounds). */
 static int finish(struct builder *b, int combiner, int ints, int addrs, int types, MPI_Datatype *newtype)
 {
     if (b->oom) {
