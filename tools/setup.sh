@@ -12,6 +12,10 @@ command -v cargo >/dev/null 2>&1 || need_apt+=(cargo rustc)
 # The simulated cores' toolchain: bare-metal RISC-V gcc and picolibc (bin/nocmsg-cc uses both).
 command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || need_apt+=(gcc-riscv64-unknown-elf)
 [ -f /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || need_apt+=(picolibc-riscv64-unknown-elf)
+# The MPI tests (tests/mpi) compare nocmsg's MPI with Debian's MPICH.
+command -v mpicc.mpich >/dev/null 2>&1 || need_apt+=(mpich libmpich-dev)
+command -v mpirun.mpich >/dev/null 2>&1 || need_apt+=(mpich)
+ls /usr/include/*/mpich/mpi.h >/dev/null 2>&1 || need_apt+=(libmpich-dev)
 # make bench compares libnocmsg with Debian's Open MPI.
 if [ "${1:-}" = "--bench" ]; then
     command -v mpicc.openmpi >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)

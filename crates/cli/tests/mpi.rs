@@ -1,0 +1,261 @@
+//! The MPI differential test set (`tests/mpi`, see its README): plain MPI C programs whose output must be the same
+//! under any correct MPI. Each is built three ways (Debian's MPICH with `mpicc.mpich`, libnocmsg natively with
+//! `bin/nocmsg-cc-native`, libnocmsg for the simulated chips with `bin/nocmsg-cc`), run on 4 ranks three ways
+//! (`mpirun.mpich`, `nocmsg native`, `nocmsg run` on pimp-4x4), and all three outputs must equal the program's
+//! `.expected` file, which is MPICH's output on 4 ranks. A few programs also run on 16 ranks, natively and on the
+//! 16 cores of pimp-4x4, and must end with their `done` line and report no failure.
+//!
+//! One test per program, so a failure names it; each binary is built once per test run, the first time a test
+//! needs it. Nothing is skipped: without MPICH the tests fail and say how to install it.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const CFLAGS: &[&str] = &["-O2", "-Wall", "-Wextra", "-Werror"];
+
+/// Seconds a native run (nocmsg or MPICH) may take before it counts as hung.
+const NATIVE_TIMEOUT_SECONDS: u64 = 120;
+
+/// Simulated cycles after which `nocmsg run` stops a program that is still running (exit status 5): far above
+/// what any of the programs needs (about 10^8 cycles at most on 4 or 16 cores), so only a hang reaches it.
+const SIM_MAX_CYCLES: u64 = 2_000_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mpi {
+    /// Debian's MPICH: `mpicc.mpich`, `mpirun.mpich`.
+    Mpich,
+    /// libnocmsg on Linux: `bin/nocmsg-cc-native`, `nocmsg native`.
+    Native,
+    /// libnocmsg on a simulated chip: `bin/nocmsg-cc`, `nocmsg run --chip chips/pimp-4x4.toml`.
+    Simulated,
+}
+
+impl Mpi {
+    const ALL: [Mpi; 3] = [Mpi::Mpich, Mpi::Native, Mpi::Simulated];
+
+    fn name(self) -> &'static str {
+        match self {
+            Mpi::Mpich => "MPICH (mpirun.mpich)",
+            Mpi::Native => "nocmsg native",
+            Mpi::Simulated => "nocmsg run on pimp-4x4",
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Mpi::Mpich => "mpich",
+            Mpi::Native => "native",
+            Mpi::Simulated => "elf",
+        }
+    }
+}
+
+fn sources() -> PathBuf {
+    root().join("tests/mpi")
+}
+
+/// One scratch directory for the whole test process (binaries are named by program and implementation).
+fn build_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| scratch("mpi"))
+}
+
+/// The path of an MPICH tool, or a failure that says how to install it.
+fn mpich_tool(name: &str) -> PathBuf {
+    let found = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file()))
+        .unwrap_or(None);
+    found.unwrap_or_else(|| {
+        panic!(
+            "{name} not found: the MPI tests compare nocmsg with Debian's MPICH. Run `make test` (tools/setup.sh \
+             installs it) or `apt-get install mpich libmpich-dev`"
+        )
+    })
+}
+
+/// Builds one program for one implementation, once per test run; returns the binary.
+fn binary(program: &str, mpi: Mpi) -> &'static Path {
+    static CELLS: OnceLock<Vec<OnceLock<PathBuf>>> = OnceLock::new();
+    let cells = CELLS.get_or_init(|| (0..PROGRAMS.len() * Mpi::ALL.len()).map(|_| OnceLock::new()).collect());
+    let index = PROGRAMS.iter().position(|p| *p == program).expect("a program of PROGRAMS");
+    let slot = Mpi::ALL.iter().position(|m| *m == mpi).unwrap();
+    cells[index * Mpi::ALL.len() + slot].get_or_init(|| {
+        let source = sources().join(format!("{program}.c"));
+        let out = build_dir().join(format!("{program}.{}", mpi.suffix()));
+        let compiler = match mpi {
+            Mpi::Mpich => mpich_tool("mpicc.mpich"),
+            Mpi::Native => root().join("bin/nocmsg-cc-native"),
+            Mpi::Simulated => root().join("bin/nocmsg-cc"),
+        };
+        run_checked(
+            Command::new(&compiler).args(CFLAGS).arg(&source).arg("-o").arg(&out).arg("-lm"),
+            &format!("{program}.c for {}: {}", mpi.name(), compiler.display()),
+        );
+        out
+    })
+}
+
+fn nocmsg() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nocmsg"));
+    cmd.current_dir(build_dir()).stdin(Stdio::null());
+    cmd
+}
+
+/// Runs a program on `ranks` ranks with one implementation.
+fn run(program: &str, mpi: Mpi, ranks: usize) -> Output {
+    let exe = binary(program, mpi);
+    let n = ranks.to_string();
+    let mut cmd = match mpi {
+        Mpi::Mpich => {
+            // coreutils' timeout sends SIGTERM, on which mpirun stops its ranks.
+            let mut cmd = Command::new("timeout");
+            cmd.arg(NATIVE_TIMEOUT_SECONDS.to_string()).arg(mpich_tool("mpirun.mpich")).args(["-n", &n]).arg(exe);
+            cmd.current_dir(build_dir()).stdin(Stdio::null());
+            cmd
+        }
+        Mpi::Native => {
+            let mut cmd = nocmsg();
+            cmd.args(["native", "-n", &n, "--timeout", &NATIVE_TIMEOUT_SECONDS.to_string()]).arg(exe);
+            cmd
+        }
+        Mpi::Simulated => {
+            let mut cmd = nocmsg();
+            cmd.args(["run", "--chip", &chip("pimp-4x4"), "-n", &n, "--no-prefix"])
+                .args(["--max-cycles", &SIM_MAX_CYCLES.to_string()])
+                .arg(exe);
+            cmd
+        }
+    };
+    cmd.output().unwrap_or_else(|e| panic!("{program} on {}: cannot start: {e}", mpi.name()))
+}
+
+/// Expected and actual output line by line, marking the lines that differ.
+fn line_diff(expected: &str, actual: &str) -> String {
+    let want: Vec<&str> = expected.lines().collect();
+    let got: Vec<&str> = actual.lines().collect();
+    let mut diff = String::new();
+    for i in 0..want.len().max(got.len()) {
+        match (want.get(i), got.get(i)) {
+            (Some(w), Some(g)) if w == g => diff.push_str(&format!("    {:3}   {w}\n", i + 1)),
+            (w, g) => {
+                if let Some(w) = w {
+                    diff.push_str(&format!("  - {:3}   {w}\n", i + 1));
+                }
+                if let Some(g) = g {
+                    diff.push_str(&format!("  + {:3}   {g}\n", i + 1));
+                }
+            }
+        }
+    }
+    if !expected.is_empty() && !expected.ends_with('\n') || !actual.is_empty() && !actual.ends_with('\n') {
+        diff.push_str("  (a last line without a newline)\n");
+    }
+    diff
+}
+
+/// What is wrong with one run on 4 ranks, if anything.
+fn mismatch(program: &str, mpi: Mpi, expected: &str) -> Option<String> {
+    let out = run(program, mpi, 4);
+    let stdout = text(&out.stdout);
+    if out.status.success() && stdout == expected {
+        return None;
+    }
+    Some(format!(
+        "==== {program} on 4 ranks, {}: {} ====\n(- expected from tests/mpi/{program}.expected, + printed)\n{}\
+         --- status: {:?}\n--- stderr ---\n{}",
+        mpi.name(),
+        if out.status.success() { "output differs" } else { "failed" },
+        line_diff(expected, &stdout),
+        out.status,
+        text(&out.stderr)
+    ))
+}
+
+/// The program's output on 4 ranks under MPICH, nocmsg native and nocmsg on pimp-4x4 equals its `.expected`.
+fn same_output_everywhere(program: &str) {
+    let path = sources().join(format!("{program}.expected"));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    assert!(
+        expected.ends_with(&format!("{program}: done\n")) && !expected.contains("FAIL"),
+        "{} is not a passing run's output",
+        path.display()
+    );
+    // MPICH first: if the program or its golden file is wrong, that is the first thing to know.
+    if let Some(report) = mismatch(program, Mpi::Mpich, &expected) {
+        panic!("{report}\nMPICH itself disagrees with the golden file: fix the program or regenerate the file");
+    }
+    let reports: Vec<String> = [Mpi::Native, Mpi::Simulated].iter().filter_map(|&m| mismatch(program, m, &expected)).collect();
+    assert!(reports.is_empty(), "{program}: nocmsg differs from MPICH\n\n{}", reports.join("\n"));
+}
+
+/// On 16 ranks (natively, and on all 16 cores of pimp-4x4) the program passes: success, its `done` line last, no
+/// failure report. The other lines may differ from the 4-rank golden file.
+fn passes_on_16_ranks(program: &str) {
+    let done = format!("{program}: done");
+    let mut reports = Vec::new();
+    for mpi in [Mpi::Native, Mpi::Simulated] {
+        let out = run(program, mpi, 16);
+        let stdout = text(&out.stdout);
+        let ok = out.status.success() && stdout.lines().last() == Some(done.as_str()) && !stdout.contains("FAIL");
+        if !ok {
+            reports.push(format!("==== {program} on 16 ranks, {} ====\n{}", mpi.name(), show(&out)));
+        }
+    }
+    assert!(reports.is_empty(), "{program} fails on 16 ranks\n\n{}", reports.join("\n"));
+}
+
+/// The programs of `tests/mpi` (each with a `.c` and a `.expected` file): one test each, and the list `PROGRAMS`.
+macro_rules! differential {
+    ($($name:ident),* $(,)?) => {
+        const PROGRAMS: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() {
+                same_output_everywhere(stringify!($name));
+            }
+        )*
+    };
+}
+
+differential!(
+    ring, pi, matmul, bucketsort, jacobi, datatypes, errhandlers, inplace, nbc, p2p_modes, comms, collectives,
+    unit_nbc, unit_types,
+);
+
+#[test]
+fn ring_on_16_ranks() {
+    passes_on_16_ranks("ring");
+}
+
+#[test]
+fn collectives_on_16_ranks() {
+    passes_on_16_ranks("collectives");
+}
+
+#[test]
+fn nbc_on_16_ranks() {
+    passes_on_16_ranks("nbc");
+}
+
+#[test]
+fn jacobi_on_16_ranks() {
+    passes_on_16_ranks("jacobi");
+}
+
+#[test]
+fn every_program_has_a_test_and_a_golden_file() {
+    let mut on_disk: Vec<String> = c_sources("tests/mpi")
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = PROGRAMS.iter().map(|p| p.to_string()).collect();
+    listed.sort();
+    let without_golden: Vec<&String> =
+        on_disk.iter().filter(|p| !sources().join(format!("{p}.expected")).is_file()).collect();
+    assert!(without_golden.is_empty(), "tests/mpi programs without a .expected file (MPICH's output on 4 ranks): {without_golden:?}");
+    assert_eq!(on_disk, listed, "tests/mpi/*.c and the differential! list in this file must name the same programs");
+}
