@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BASIC(type) ((unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u)
+/* Reductions: libnocmsg's types; data movement: the types it moves as MPI does (mpi_impl.h). */
+#define BASIC(type) MPI_NOCMSG_TYPE(type)
+#define WIRE(type) MPI_NOCMSG_WIRE(type)
 
 /* ---- operations ---- */
 
@@ -173,6 +175,26 @@ static int apply_extra(MPI_Op op, MPI_Datatype u, const void *in, void *inout, s
     }
 }
 
+/* Applies op to `count` items of type laid out as the type says (items `extent` apart): user operations, and
+ * built-in ones on predefined types. */
+static int apply_items(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_t count)
+{
+    struct user_op *u = user_op(op);
+    if (u) {
+        int len = (int)count;
+        MPI_Datatype ty = type;
+        u->fn((void *)in, inout, &len, &ty);
+        return MPI_SUCCESS;
+    }
+    if (!BASIC(type))
+        return apply_extra(op, type, in, inout, count);
+    struct coll_reduction red;
+    int err = coll_reduction_of(op, type, &red);
+    if (err == MPI_SUCCESS)
+        coll_apply(&red, in, inout, count);
+    return err;
+}
+
 int mpi_reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_t count)
 {
     if (!count)
@@ -180,37 +202,32 @@ int mpi_reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, 
     const struct mpi_type *t = mpi_type_get(type);
     if (!t)
         return MPI_ERR_TYPE;
-    struct user_op *u = user_op(op);
-    if (u) {
-        int len = (int)count;
-        MPI_Datatype ty = type;
-        if (t->contiguous) {
-            u->fn((char *)in + t->true_lb, (char *)inout + t->true_lb, &len, &ty);
-            return MPI_SUCCESS;
-        }
-        /* The user's function expects the datatype's own layout, not the packed one. */
+    if (!user_op(op) && (op < MPI_SUM || op > MPI_MAXLOC))
+        return MPI_ERR_OP;
+    if (user_op(op) || t->predefined) {
+        /* Applied to items as the type lays them out: packed items are that layout only for contiguous types. */
+        if (t->contiguous)
+            return apply_items(op, type, (const char *)in - t->true_lb, (char *)inout - t->true_lb, count);
         size_t span = (count - 1) * (size_t)t->extent + (size_t)t->true_extent;
         char *a = malloc(span ? span : 1), *b = malloc(span ? span : 1);
-        if (!a || !b) {
-            free(a);
-            free(b);
-            return MPI_ERR_NO_MEM;
+        int err = a && b ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        if (err == MPI_SUCCESS) {
+            mpi_unpack(in, count, t, a - t->true_lb);
+            mpi_unpack(inout, count, t, b - t->true_lb);
+            err = apply_items(op, type, a - t->true_lb, b - t->true_lb, count);
+            if (err == MPI_SUCCESS)
+                mpi_pack(b - t->true_lb, count, t, inout);
         }
-        mpi_unpack(in, count, t, a - t->true_lb);
-        mpi_unpack(inout, count, t, b - t->true_lb);
-        u->fn(a - t->true_lb, b - t->true_lb, &len, &ty);
-        mpi_pack(b - t->true_lb, count, t, inout);
         free(a);
         free(b);
-        return MPI_SUCCESS;
+        return err;
     }
-    if (op < MPI_SUM || op > MPI_MAXLOC)
-        return MPI_ERR_OP;
-    MPI_Datatype uniform = BASIC(type) ? type : t->uniform;
-    size_t n = BASIC(type) ? count : count * t->elements, factor;
-    nocmsg_datatype nt = basic_for(uniform, op, &factor);
+    /* A built-in operation on a derived type: element by element, the packed items being their elements one
+     * after another. */
+    size_t n = count * t->elements, factor;
+    nocmsg_datatype nt = t->uniform ? basic_for(t->uniform, op, &factor) : 0;
     if (!nt)
-        return uniform ? apply_extra(op, uniform, in, inout, n) : MPI_ERR_OP;
+        return t->uniform ? apply_extra(op, t->uniform, in, inout, n) : MPI_ERR_OP;
     struct coll_reduction red;
     int err = coll_reduction_of(op, nt, &red);
     if (err == MPI_SUCCESS)
@@ -676,7 +693,7 @@ int MPI_Barrier(MPI_Comm comm)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (BASIC(datatype))
+    if (WIRE(datatype))
         MPI_RETURN(comm, nocmsg_bcast(buffer, count, datatype, root, comm));
     struct comm *c;
     const struct mpi_type *t;
@@ -735,7 +752,7 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && (BASIC(sendtype) || sendbuf == MPI_IN_PLACE))
+    if (WIRE(recvtype) && (WIRE(sendtype) || sendbuf == MPI_IN_PLACE))
         MPI_RETURN(comm, nocmsg_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
     MPI_RETURN(comm, gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm));
 }
@@ -743,7 +760,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && (BASIC(sendtype) || sendbuf == MPI_IN_PLACE))
+    if (WIRE(recvtype) && (WIRE(sendtype) || sendbuf == MPI_IN_PLACE))
         MPI_RETURN(comm,
                    nocmsg_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
     int me;
@@ -795,7 +812,7 @@ static int scatter(const void *sendbuf, int sendcount, const int *sendcounts, co
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (BASIC(sendtype) && (BASIC(recvtype) || recvbuf == MPI_IN_PLACE))
+    if (WIRE(sendtype) && (WIRE(recvtype) || recvbuf == MPI_IN_PLACE))
         MPI_RETURN(comm, nocmsg_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
     MPI_RETURN(comm, scatter(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
@@ -803,7 +820,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (BASIC(sendtype) && (BASIC(recvtype) || recvbuf == MPI_IN_PLACE))
+    if (WIRE(sendtype) && (WIRE(recvtype) || recvbuf == MPI_IN_PLACE))
         MPI_RETURN(comm,
                    nocmsg_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
     int me;
@@ -856,7 +873,7 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && (BASIC(sendtype) || sendbuf == MPI_IN_PLACE))
+    if (WIRE(recvtype) && (WIRE(sendtype) || sendbuf == MPI_IN_PLACE))
         MPI_RETURN(comm, nocmsg_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
     MPI_RETURN(comm, allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm));
 }
@@ -864,7 +881,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && (BASIC(sendtype) || sendbuf == MPI_IN_PLACE))
+    if (WIRE(recvtype) && (WIRE(sendtype) || sendbuf == MPI_IN_PLACE))
         MPI_RETURN(comm, nocmsg_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
     if (!recvcounts)
         MPI_RETURN(comm, MPI_ERR_ARG);
@@ -907,7 +924,7 @@ static int alltoall(const void *sendbuf, int sendcount, const int *sendcounts, c
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && BASIC(sendtype) && sendbuf != MPI_IN_PLACE)
+    if (WIRE(recvtype) && WIRE(sendtype) && sendbuf != MPI_IN_PLACE)
         MPI_RETURN(comm, nocmsg_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
     MPI_RETURN(comm,
                alltoall(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm));
@@ -916,7 +933,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (BASIC(recvtype) && BASIC(sendtype) && sendbuf != MPI_IN_PLACE)
+    if (WIRE(recvtype) && WIRE(sendtype) && sendbuf != MPI_IN_PLACE)
         MPI_RETURN(comm, nocmsg_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                           recvtype, comm));
     if (!recvcounts || (sendbuf != MPI_IN_PLACE && !sendcounts))

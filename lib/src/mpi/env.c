@@ -35,6 +35,10 @@ _Static_assert(SAME(NOCMSG_COMM_WORLD, MPI_COMM_WORLD) && SAME(NOCMSG_COMM_SELF,
                    SAME(NOCMSG_DOUBLE, MPI_DOUBLE) && SAME(NOCMSG_SHORT_INT, MPI_SHORT_INT) &&
                    SAME(NOCMSG_MAXLOC, MPI_MAXLOC) && SAME(NOCMSG_BXOR, MPI_BXOR),
                "libnocmsg handles are MPI handles");
+_Static_assert(SAME(MPI_DOUBLE_INT, 24) && SAME(MPI_LONG_INT, 25) && SAME(MPI_SHORT_INT, 27) &&
+                   sizeof(struct nocmsg_double_int) > sizeof(double) + sizeof(int) &&
+                   sizeof(struct nocmsg_float_int) == sizeof(float) + sizeof(int),
+               "MPI_WIRE_MASK leaves out the padded pair types");
 
 struct mpi_comm_state mpi_comms[MAX_COMMS];
 static int thread_level = -1;

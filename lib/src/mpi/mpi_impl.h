@@ -66,6 +66,14 @@ int mpi_comm_freeing(MPI_Comm comm);
 
 /* ---- types.c ---- */
 
+/* Predefined types that libnocmsg reduces as they are: its basic types (the same handles). */
+#define MPI_NOCMSG_TYPE(type) ((unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u)
+/* Predefined types that libnocmsg also moves as they are: all its basic types but the padded pairs MPI_DOUBLE_INT,
+ * MPI_LONG_INT and MPI_SHORT_INT, whose C structs (libnocmsg's size) are larger than MPI's size (value + int, which
+ * is what MPI sends). One test of a bit. */
+#define MPI_WIRE_MASK (((1u << 28) - 2u) & ~((1u << 24) | (1u << 25) | (1u << 27)))
+#define MPI_NOCMSG_WIRE(type) ((unsigned)(type) < 32u && (MPI_WIRE_MASK >> (unsigned)(type) & 1u))
+
 /* One run of an item's typemap: `count` consecutive elements of predefined type `type` at byte offset `disp`
  * from the item's start. */
 struct mpi_run {

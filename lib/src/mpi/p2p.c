@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libnocmsg's basic types go to libnocmsg as they are. */
-#define BASIC(type) ((unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u)
+/* Most predefined types go to libnocmsg as they are. */
+#define BASIC(type) MPI_NOCMSG_WIRE(type)
 
 /* Buffered sends use MREQ_SEND requests with this mode, and their data lives in the attached buffer. */
 enum { MODE_BUFFERED = 3 };
