@@ -524,4 +524,53 @@ MPI_Group MPI_Group_f2c(MPI_Fint group);
 
 #include "mpi_unsupported.h"
 
+/* On simulated PIMP chips, blocking MPI_Send and MPI_Recv on MPI_COMM_WORLD with a constant basic datatype and tag
+ * take libnocmsg's inline fast path (nocmsg_inline.h), which cuts the 8-byte round trip between neighbours on
+ * pimp-4x4 from about 320 to under 100 cycles. Errors still go through the error handler. Define NOCMSG_NO_INLINE to
+ * call the functions instead (needed by code that defines its own MPI_Send or MPI_Recv, such as profiling
+ * wrappers). */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_NO_INLINE)
+#include "nocmsg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+int nocmsg__mpi_raise(MPI_Comm comm, int code, const char *fn);
+#ifdef __cplusplus
+}
+#endif
+
+static __inline__ __attribute__((always_inline)) int nocmsg__mpi_send(const void *buf, int count, MPI_Datatype type,
+                                                                      int dest, int tag, MPI_Comm comm)
+{
+    if (NOCMSG__INLINE_OK(comm, type)) {
+        int err = nocmsg__send_inline(buf, count, type, dest, tag, comm);
+        return __builtin_expect(err == MPI_SUCCESS, 1) ? MPI_SUCCESS : nocmsg__mpi_raise(comm, err, "MPI_Send");
+    }
+    return (MPI_Send)(buf, count, type, dest, tag, comm);
+}
+
+static __inline__ __attribute__((always_inline)) int nocmsg__mpi_recv(void *buf, int count, MPI_Datatype type,
+                                                                      int source, int tag, MPI_Comm comm,
+                                                                      MPI_Status *status)
+{
+    if (NOCMSG__INLINE_OK(comm, type)) {
+        nocmsg_status st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
+        int err = nocmsg__recv_inline(buf, count, type, source, tag, comm, status ? &st : NOCMSG_STATUS_IGNORE);
+        if (status) {
+            status->MPI_SOURCE = st.source;
+            status->MPI_TAG = st.tag;
+            status->nocmsg_cancelled = 0;
+            status->nocmsg_count = st.count_bytes;
+        }
+        return __builtin_expect(err == MPI_SUCCESS, 1) ? MPI_SUCCESS : nocmsg__mpi_raise(comm, err, "MPI_Recv");
+    }
+    return (MPI_Recv)(buf, count, type, source, tag, comm, status);
+}
+
+#define MPI_Send(buf, count, datatype, dest, tag, comm) nocmsg__mpi_send(buf, count, datatype, dest, tag, comm)
+#define MPI_Recv(buf, count, datatype, source, tag, comm, status)                                                 \
+    nocmsg__mpi_recv(buf, count, datatype, source, tag, comm, status)
+#endif
+
 #endif /* NOCMSG_MPI_H */

@@ -27,12 +27,14 @@
 /* Raises error `code` of function `fn` on communicator `comm` (MPI_COMM_WORLD for calls without one): runs the
  * communicator's error handler and returns the code if that returns (MPI_ERRORS_ARE_FATAL prints
  * "MPI error in <fn>: <message>" and aborts every rank). Returns MPI_SUCCESS at once for MPI_SUCCESS. */
-int mpi_raise(MPI_Comm comm, int code, const char *fn);
+__attribute__((cold)) int mpi_raise(MPI_Comm comm, int code, const char *fn);
+/* mpi_raise under the name mpi.h's inline send and receive call it by. */
+int nocmsg__mpi_raise(MPI_Comm comm, int code, const char *fn);
 /* The usual ending of an MPI function: return the code, through the error handler if it is an error. */
 #define MPI_RETURN(comm, code)                                                                                \
     do {                                                                                                        \
         int mpi_code_ = (code);                                                                                 \
-        return mpi_code_ == MPI_SUCCESS ? MPI_SUCCESS : mpi_raise((comm), mpi_code_, __func__);                 \
+        return __builtin_expect(mpi_code_ == MPI_SUCCESS, 1) ? MPI_SUCCESS : mpi_raise((comm), mpi_code_, __func__);\
     } while (0)
 
 /* Whether MPI is between MPI_Init and MPI_Finalize. */

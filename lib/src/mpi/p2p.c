@@ -237,7 +237,8 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
 
 /* ---- blocking point-to-point ---- */
 
-static int send_general(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, int sync)
+__attribute__((noinline, cold)) static int send_general(const void *buf, int count, MPI_Datatype type, int dest,
+                                                        int tag, MPI_Comm comm, int sync)
 {
     const struct mpi_type *t;
     size_t bytes;
@@ -255,7 +256,7 @@ static int send_general(const void *buf, int count, MPI_Datatype type, int dest,
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    if (BASIC(datatype))
+    if (__builtin_expect(BASIC(datatype), 1))
         MPI_RETURN(comm, nocmsg_send(buf, count, datatype, dest, tag, comm));
     MPI_RETURN(comm, send_general(buf, count, datatype, dest, tag, comm, 0));
 }
@@ -279,28 +280,45 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     MPI_RETURN(comm, bsend(buf, count, datatype, dest, tag, comm));
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* The status of a blocking receive: MPI_ERROR is left alone, as MPI specifies for single completions. */
+static void recv_status(MPI_Status *status, const nocmsg_status *st, int err)
 {
-    nocmsg_status st;
-    int err;
-    if (BASIC(datatype)) {
-        err = nocmsg_recv(buf, count, datatype, source, tag, comm, status ? &st : NULL);
-    } else {
-        const struct mpi_type *t;
-        size_t bytes;
-        struct mpi_view v;
-        err = describe(datatype, count, &t, &bytes);
-        if (err == MPI_SUCCESS)
-            err = mpi_view_recv(buf, (size_t)count, t, &v);
-        if (err != MPI_SUCCESS)
-            MPI_RETURN(comm, err);
-        err = nocmsg_recv(v.data, (int)bytes, NOCMSG_BYTE, source, tag, comm, &st);
-        mpi_view_finish(&v, buf, t, err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE ? st.count_bytes : 0);
-    }
     if (status && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) {
         int error = status->MPI_ERROR;
-        mpi_status_from(status, &st);
+        mpi_status_from(status, st);
         status->MPI_ERROR = error;
+    }
+}
+
+__attribute__((noinline, cold)) static int recv_general(void *buf, int count, MPI_Datatype datatype, int source,
+                                                        int tag, MPI_Comm comm, MPI_Status *status)
+{
+    const struct mpi_type *t;
+    size_t bytes;
+    struct mpi_view v;
+    nocmsg_status st;
+    int err = describe(datatype, count, &t, &bytes);
+    if (err == MPI_SUCCESS)
+        err = mpi_view_recv(buf, (size_t)count, t, &v);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = nocmsg_recv(v.data, (int)bytes, NOCMSG_BYTE, source, tag, comm, &st);
+    mpi_view_finish(&v, buf, t, err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE ? st.count_bytes : 0);
+    recv_status(status, &st, err);
+    return err;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int err;
+    if (__builtin_expect(!BASIC(datatype), 0)) {
+        err = recv_general(buf, count, datatype, source, tag, comm, status);
+    } else if (!status) {
+        err = nocmsg_recv(buf, count, datatype, source, tag, comm, NOCMSG_STATUS_IGNORE);
+    } else {
+        nocmsg_status st;
+        err = nocmsg_recv(buf, count, datatype, source, tag, comm, &st);
+        recv_status(status, &st, err);
     }
     MPI_RETURN(comm, err);
 }
