@@ -1,10 +1,10 @@
 /* unit_nbc.c: MPI's non-blocking collectives against their blocking twins and against values computed here: every
- * operation for 0, 1, 7 and 1000 elements and every root, MPI_IN_PLACE where it is allowed, several collectives
- * outstanding at once on two communicators (completed in reverse order, by MPI_Waitany and by MPI_Testall loops),
- * a non-commutative user operation (2x2 matrix product) through Ireduce and Iallreduce, derived datatypes (vector)
- * through Ibcast, Igather, Iscatter and Ialltoall, argument errors, and the NBX pattern (Issend, Iprobe, Ibarrier
- * once the sends are done), which only terminates if Ibarrier does not block. Works on any number of ranks; only
- * rank 0 prints, and nothing it prints depends on the number of ranks. */
+ * operation for 0, 1, 7 and 1000 elements (and 4100 for those without blocks) and every root, MPI_IN_PLACE where it
+ * is allowed, several collectives outstanding at once on two communicators (completed in reverse order, by
+ * MPI_Waitany and by MPI_Testall loops), a non-commutative user operation (2x2 matrix product) through Ireduce and
+ * Iallreduce, derived datatypes (vector) through Ibcast, Igather, Iscatter and Ialltoall, argument errors, and the
+ * NBX pattern (Issend, Iprobe, Ibarrier once the sends are done), which only terminates if Ibarrier does not block.
+ * Works on any number of ranks; only rank 0 prints, and nothing it prints depends on the number of ranks. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +15,11 @@ static int rank, size;
 static const int counts[] = {0, 1, 7, 1000};
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 #define MAXCOUNT 1000
+/* Bcast, Reduce and Allreduce also take 4100 ints: over the eager limit of every port (16 KiB natively), so the
+ * schedules' messages go through the rendezvous too. */
+static const int big_counts[] = {0, 1, 7, 1000, 4100};
+#define NBIG ((int)(sizeof big_counts / sizeof big_counts[0]))
+#define MAXBIG 4100
 
 static void fail(int line, const char *fmt, ...)
 {
@@ -68,9 +73,9 @@ static void same(const int *got, const int *want, size_t n, const char *what, in
 
 static void test_bcast(void)
 {
-    int *a = ints(MAXCOUNT + 1), *b = ints(MAXCOUNT + 1), *want = ints(MAXCOUNT + 1);
-    for (int k = 0; k < NCOUNTS; k++) {
-        int count = counts[k];
+    int *a = ints(MAXBIG + 1), *b = ints(MAXBIG + 1), *want = ints(MAXBIG + 1);
+    for (int k = 0; k < NBIG; k++) {
+        int count = big_counts[k];
         for (int root = 0; root < size; root++) {
             for (int i = 0; i <= count; i++) want[i] = i < count ? val(root, i, 1) : -1;
             fill(a, (size_t)count + 1, -1);
@@ -87,7 +92,7 @@ static void test_bcast(void)
             same(b, want, (size_t)count + 1, "Ibcast", count, root);
         }
     }
-    OK("Ibcast = Bcast for counts 0 1 7 1000 from every root");
+    OK("Ibcast = Bcast for counts 0 1 7 1000 4100 from every root");
     free(a);
     free(b);
     free(want);
@@ -95,10 +100,10 @@ static void test_bcast(void)
 
 static void test_reduce(MPI_Op op, const char *name)
 {
-    int *send = ints(MAXCOUNT), *a = ints(MAXCOUNT + 1), *b = ints(MAXCOUNT + 1), *c = ints(MAXCOUNT + 1);
-    int *want = ints(MAXCOUNT + 1);
-    for (int k = 0; k < NCOUNTS; k++) {
-        int count = counts[k];
+    int *send = ints(MAXBIG), *a = ints(MAXBIG + 1), *b = ints(MAXBIG + 1), *c = ints(MAXBIG + 1);
+    int *want = ints(MAXBIG + 1);
+    for (int k = 0; k < NBIG; k++) {
+        int count = big_counts[k];
         for (int i = 0; i < count; i++) {
             send[i] = val(rank, i, 2) * (rank % 2 ? -1 : 1);
             int w = val(0, i, 2);
@@ -140,7 +145,7 @@ static void test_reduce(MPI_Op op, const char *name)
         same(b, want, (size_t)count + 1, "Iallreduce", count, -1);
         same(c, want, (size_t)count + 1, "Iallreduce in place", count, -1);
     }
-    OK("Ireduce = Reduce (every root, in place too) and Iallreduce = Allreduce with %s for counts 0 1 7 1000",
+    OK("Ireduce = Reduce (every root, in place too) and Iallreduce = Allreduce with %s for counts 0 1 7 1000 4100",
        name);
     free(send);
     free(a);
@@ -149,108 +154,133 @@ static void test_reduce(MPI_Op op, const char *name)
     free(want);
 }
 
+/* The block operations (gather, scatter, allgather, alltoall) move size blocks of up to MAXCOUNT elements per
+ * rank: shorts, so that three such buffers fit a simulated core's memory at 16 ranks. */
+static short sval(int r, int i, int salt)
+{
+    return (short)(val(r, i, salt) % 32000);
+}
+
+static short *shorts(size_t n)
+{
+    short *p = malloc((n ? n : 1) * sizeof(short));
+    CHECK(p, "out of memory");
+    return p;
+}
+
+static void sfill(short *p, size_t n, short v)
+{
+    for (size_t i = 0; i < n; i++) p[i] = v;
+}
+
+/* Checks n blocks of `count` elements, block r holding sval(r, first + i, salt) at element i, then a -1. */
+static void check_blocks(const short *got, int n, int count, int first, int salt, const char *what, int root)
+{
+    size_t all = (size_t)n * (size_t)count;
+    for (size_t j = 0; j <= all; j++) {
+        int r = (int)(j / (size_t)(count ? count : 1)), i = (int)(j % (size_t)(count ? count : 1));
+        short want = j < all ? sval(r, first + i, salt) : -1;
+        CHECK(got[j] == want, "%s count %d root %d: element %zu is %d, expected %d", what, count, root, j, got[j],
+              want);
+    }
+}
+
 static void test_gather_scatter(void)
 {
     size_t all = (size_t)size * MAXCOUNT + 1;
-    int *send = ints(all), *a = ints(all), *b = ints(all), *c = ints(all), *want = ints(all);
+    short *send = shorts(all), *a = shorts(all), *b = shorts(all);
     for (int k = 0; k < NCOUNTS; k++) {
         int count = counts[k];
         size_t n = (size_t)size * (size_t)count;
         for (int root = 0; root < size; root++) {
             MPI_Request req[2];
             /* Gather: block r of the root's buffer is rank r's data. */
-            for (int i = 0; i < count; i++) send[i] = val(rank, i, 3);
-            for (size_t j = 0; j < n; j++) want[j] = val((int)(j / (size_t)count), (int)(j % (size_t)count), 3);
-            want[n] = -1;
-            fill(a, n + 1, -1);
-            fill(b, n + 1, -1);
-            fill(c, n + 1, -1);
-            if (rank == root) memcpy(c + (size_t)root * (size_t)count, send, (size_t)count * sizeof(int));
-            MPI_Gather(send, count, MPI_INT, a, count, MPI_INT, root, MPI_COMM_WORLD);
-            MPI_Igather(send, count, MPI_INT, b, count, MPI_INT, root, MPI_COMM_WORLD, &req[0]);
-            MPI_Igather(rank == root ? MPI_IN_PLACE : send, count, MPI_INT, c, count, MPI_INT, root, MPI_COMM_WORLD,
-                        &req[1]);
+            for (int i = 0; i < count; i++) send[i] = sval(rank, i, 3);
+            sfill(a, n + 1, -1);
+            MPI_Gather(send, count, MPI_SHORT, a, count, MPI_SHORT, root, MPI_COMM_WORLD);
+            if (rank == root) check_blocks(a, size, count, 0, 3, "Gather", root);
+            sfill(a, n + 1, -1);
+            sfill(b, n + 1, -1);
+            if (rank == root) memcpy(b + (size_t)root * (size_t)count, send, (size_t)count * sizeof(short));
+            MPI_Igather(send, count, MPI_SHORT, a, count, MPI_SHORT, root, MPI_COMM_WORLD, &req[0]);
+            MPI_Igather(rank == root ? MPI_IN_PLACE : send, count, MPI_SHORT, b, count, MPI_SHORT, root,
+                        MPI_COMM_WORLD, &req[1]);
             wait1(&req[1]);
             wait1(&req[0]);
             if (rank == root) {
-                same(a, want, n + 1, "Gather", count, root);
-                same(b, want, n + 1, "Igather", count, root);
-                same(c, want, n + 1, "Igather in place", count, root);
+                check_blocks(a, size, count, 0, 3, "Igather", root);
+                check_blocks(b, size, count, 0, 3, "Igather in place", root);
             }
-            /* Scatter: rank r gets block r of the root's buffer. */
-            for (size_t j = 0; j < n; j++) send[j] = val(root, (int)j, 4);
-            for (int i = 0; i <= count; i++) want[i] = i < count ? val(root, rank * count + i, 4) : -1;
-            fill(a, (size_t)count + 1, -1);
-            fill(b, (size_t)count + 1, -1);
-            fill(c, (size_t)count + 1, -1);
-            MPI_Scatter(send, count, MPI_INT, a, count, MPI_INT, root, MPI_COMM_WORLD);
-            MPI_Iscatter(send, count, MPI_INT, b, count, MPI_INT, root, MPI_COMM_WORLD, &req[0]);
-            MPI_Iscatter(send, count, MPI_INT, rank == root ? MPI_IN_PLACE : c, count, MPI_INT, root, MPI_COMM_WORLD,
-                         &req[1]);
+            /* Scatter: rank r gets block r of the root's buffer (block r holds sval(r, i)). */
+            for (size_t j = 0; j < n; j++) send[j] = sval((int)(j / (size_t)count), (int)(j % (size_t)count), 4);
+            sfill(a, (size_t)count + 1, -1);
+            MPI_Scatter(send, count, MPI_SHORT, a, count, MPI_SHORT, root, MPI_COMM_WORLD);
+            for (int i = 0; i <= count; i++)
+                CHECK(a[i] == (i < count ? sval(rank, i, 4) : -1), "Scatter count %d root %d element %d", count, root,
+                      i);
+            sfill(a, (size_t)count + 1, -1);
+            sfill(b, (size_t)count + 1, -1);
+            MPI_Iscatter(send, count, MPI_SHORT, a, count, MPI_SHORT, root, MPI_COMM_WORLD, &req[0]);
+            MPI_Iscatter(send, count, MPI_SHORT, rank == root ? MPI_IN_PLACE : b, count, MPI_SHORT, root,
+                         MPI_COMM_WORLD, &req[1]);
             wait1(&req[0]);
             wait1(&req[1]);
-            same(a, want, (size_t)count + 1, "Scatter", count, root);
-            same(b, want, (size_t)count + 1, "Iscatter", count, root);
-            if (rank != root)
-                same(c, want, (size_t)count + 1, "Iscatter in place", count, root);
-            else
-                for (size_t j = 0; j < n; j++) CHECK(send[j] == val(root, (int)j, 4), "Iscatter changed sendbuf");
+            for (int i = 0; i <= count; i++) {
+                short want = i < count ? sval(rank, i, 4) : -1;
+                CHECK(a[i] == want, "Iscatter count %d root %d element %d", count, root, i);
+                CHECK(rank == root || b[i] == want, "Iscatter in place count %d root %d element %d", count, root, i);
+            }
+            for (size_t j = 0; j < n && rank == root; j++)
+                CHECK(send[j] == sval((int)(j / (size_t)count), (int)(j % (size_t)count), 4),
+                      "Iscatter changed its sendbuf, count %d root %d", count, root);
         }
     }
     OK("Igather = Gather and Iscatter = Scatter (in place too) for counts 0 1 7 1000 from every root");
     free(send);
     free(a);
     free(b);
-    free(c);
-    free(want);
 }
 
 static void test_allgather_alltoall(void)
 {
     size_t all = (size_t)size * MAXCOUNT + 1;
-    int *send = ints(all), *a = ints(all), *b = ints(all), *c = ints(all), *want = ints(all);
+    short *send = shorts(all), *a = shorts(all), *b = shorts(all);
     for (int k = 0; k < NCOUNTS; k++) {
         int count = counts[k];
         size_t n = (size_t)size * (size_t)count;
         MPI_Request req[2];
-        for (int i = 0; i < count; i++) send[i] = val(rank, i, 5);
-        for (size_t j = 0; j < n; j++) want[j] = val((int)(j / (size_t)count), (int)(j % (size_t)count), 5);
-        want[n] = -1;
-        fill(a, n + 1, -1);
-        fill(b, n + 1, -1);
-        fill(c, n + 1, -1);
-        memcpy(c + (size_t)rank * (size_t)count, send, (size_t)count * sizeof(int));
-        MPI_Allgather(send, count, MPI_INT, a, count, MPI_INT, MPI_COMM_WORLD);
-        MPI_Iallgather(MPI_IN_PLACE, count, MPI_INT, c, count, MPI_INT, MPI_COMM_WORLD, &req[0]);
-        MPI_Iallgather(send, count, MPI_INT, b, count, MPI_INT, MPI_COMM_WORLD, &req[1]);
+        for (int i = 0; i < count; i++) send[i] = sval(rank, i, 5);
+        sfill(a, n + 1, -1);
+        MPI_Allgather(send, count, MPI_SHORT, a, count, MPI_SHORT, MPI_COMM_WORLD);
+        check_blocks(a, size, count, 0, 5, "Allgather", -1);
+        sfill(a, n + 1, -1);
+        sfill(b, n + 1, -1);
+        memcpy(b + (size_t)rank * (size_t)count, send, (size_t)count * sizeof(short));
+        MPI_Iallgather(MPI_IN_PLACE, count, MPI_SHORT, b, count, MPI_SHORT, MPI_COMM_WORLD, &req[0]);
+        MPI_Iallgather(send, count, MPI_SHORT, a, count, MPI_SHORT, MPI_COMM_WORLD, &req[1]);
         wait1(&req[1]);
         wait1(&req[0]);
-        same(a, want, n + 1, "Allgather", count, -1);
-        same(b, want, n + 1, "Iallgather", count, -1);
-        same(c, want, n + 1, "Iallgather in place", count, -1);
-        /* Alltoall: block j from rank r goes to rank j, and holds val(r, j * count + i). */
-        for (size_t j = 0; j < n; j++) send[j] = val(rank, (int)j, 6);
-        for (size_t j = 0; j < n; j++)
-            want[j] = val((int)(j / (size_t)count), rank * count + (int)(j % (size_t)count), 6);
-        fill(a, n + 1, -1);
-        fill(b, n + 1, -1);
-        memcpy(c, send, n * sizeof(int));
-        c[n] = -1;
-        MPI_Alltoall(send, count, MPI_INT, a, count, MPI_INT, MPI_COMM_WORLD);
-        MPI_Ialltoall(send, count, MPI_INT, b, count, MPI_INT, MPI_COMM_WORLD, &req[0]);
-        MPI_Ialltoall(MPI_IN_PLACE, count, MPI_INT, c, count, MPI_INT, MPI_COMM_WORLD, &req[1]);
+        check_blocks(a, size, count, 0, 5, "Iallgather", -1);
+        check_blocks(b, size, count, 0, 5, "Iallgather in place", -1);
+        /* Alltoall: block j from rank r goes to rank j and holds sval(r, j * count + i). */
+        for (size_t j = 0; j < n; j++) send[j] = sval(rank, (int)j, 6);
+        sfill(a, n + 1, -1);
+        MPI_Alltoall(send, count, MPI_SHORT, a, count, MPI_SHORT, MPI_COMM_WORLD);
+        check_blocks(a, size, count, rank * count, 6, "Alltoall", -1);
+        sfill(a, n + 1, -1);
+        memcpy(b, send, n * sizeof(short));
+        b[n] = -1;
+        MPI_Ialltoall(send, count, MPI_SHORT, a, count, MPI_SHORT, MPI_COMM_WORLD, &req[0]);
+        MPI_Ialltoall(MPI_IN_PLACE, count, MPI_SHORT, b, count, MPI_SHORT, MPI_COMM_WORLD, &req[1]);
         wait1(&req[0]);
         wait1(&req[1]);
-        same(a, want, n + 1, "Alltoall", count, -1);
-        same(b, want, n + 1, "Ialltoall", count, -1);
-        same(c, want, n + 1, "Ialltoall in place", count, -1);
+        check_blocks(a, size, count, rank * count, 6, "Ialltoall", -1);
+        check_blocks(b, size, count, rank * count, 6, "Ialltoall in place", -1);
     }
     OK("Iallgather = Allgather and Ialltoall = Alltoall (in place too) for counts 0 1 7 1000");
     free(send);
     free(a);
     free(b);
-    free(c);
-    free(want);
 }
 
 /* ---- a non-commutative operation: products of 2x2 matrices ------------------------------------------------ */
