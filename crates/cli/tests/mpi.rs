@@ -187,7 +187,8 @@ fn same_output_everywhere(program: &str) {
     if let Some(report) = mismatch(program, Mpi::Mpich, &expected) {
         panic!("{report}\nMPICH itself disagrees with the golden file: fix the program or regenerate the file");
     }
-    let reports: Vec<String> = [Mpi::Native, Mpi::Simulated].iter().filter_map(|&m| mismatch(program, m, &expected)).collect();
+    let reports: Vec<String> =
+        [Mpi::Native, Mpi::Simulated].iter().filter_map(|&m| mismatch(program, m, &expected)).collect();
     assert!(reports.is_empty(), "{program}: nocmsg differs from MPICH\n\n{}", reports.join("\n"));
 }
 
@@ -221,8 +222,20 @@ macro_rules! differential {
 }
 
 differential!(
-    ring, pi, matmul, bucketsort, jacobi, datatypes, errhandlers, inplace, nbc, p2p_modes, comms, collectives,
-    unit_nbc, unit_types,
+    ring,
+    pi,
+    matmul,
+    bucketsort,
+    jacobi,
+    datatypes,
+    errhandlers,
+    inplace,
+    nbc,
+    p2p_modes,
+    comms,
+    collectives,
+    unit_nbc,
+    unit_types,
 );
 
 #[test]
@@ -247,15 +260,16 @@ fn jacobi_on_16_ranks() {
 
 #[test]
 fn every_program_has_a_test_and_a_golden_file() {
-    let mut on_disk: Vec<String> = c_sources("tests/mpi")
-        .iter()
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let mut on_disk: Vec<String> =
+        c_sources("tests/mpi").iter().map(|p| p.file_stem().unwrap().to_string_lossy().into_owned()).collect();
     on_disk.sort();
     let mut listed: Vec<String> = PROGRAMS.iter().map(|p| p.to_string()).collect();
     listed.sort();
     let without_golden: Vec<&String> =
         on_disk.iter().filter(|p| !sources().join(format!("{p}.expected")).is_file()).collect();
-    assert!(without_golden.is_empty(), "tests/mpi programs without a .expected file (MPICH's output on 4 ranks): {without_golden:?}");
+    assert!(
+        without_golden.is_empty(),
+        "tests/mpi programs without a .expected file (MPICH's output on 4 ranks): {without_golden:?}"
+    );
     assert_eq!(on_disk, listed, "tests/mpi/*.c and the differential! list in this file must name the same programs");
 }
