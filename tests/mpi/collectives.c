@@ -1,13 +1,14 @@
 /* collectives.c: every blocking collective against a reference each rank computes itself (every input is a
  * function of the rank and the index). Barrier; Bcast from every root; Reduce (first, middle and last root) and
  * Allreduce with SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR on MPI_INT and SUM, MIN, MAX on MPI_DOUBLE
- * (values are small multiples of 1/4, so every order of addition is exact; up to 1000 of them); MINLOC and MAXLOC on MPI_DOUBLE_INT and
- * MPI_2INT with frequent ties (the smallest index wins); Gather, Gatherv, Scatter, Scatterv, Allgather, Allgatherv,
- * Alltoall, Alltoallv, Reduce_scatter, Reduce_scatter_block, Scan, Exscan (rank 0's Exscan result is undefined and
- * not checked); user operations from MPI_Op_create, a commutative one and a non-commutative one (products of 2x2
- * integer matrices modulo 65521, whose value shows that operands are combined in rank order), MPI_Op_commutative,
- * MPI_Op_free, MPI_Reduce_local. Counts go from 1 to 3000 elements. Only rank 0 prints, one line per operation with
- * a checksum of its result; the checksums depend on the rank count. */
+ * (values are small multiples of 1/4, so every order of addition is exact; up to 1000 of them); MINLOC and MAXLOC
+ * on MPI_DOUBLE_INT and MPI_2INT with frequent ties (the smallest index wins); Gather, Gatherv, Scatter, Scatterv,
+ * Allgather, Allgatherv, Alltoall, Alltoallv, Reduce_scatter, Reduce_scatter_block, Scan, Exscan (rank 0's Exscan
+ * result is undefined and not checked), v variants with zero counts, and every collective with count 0; user
+ * operations from MPI_Op_create, a commutative one and a non-commutative one (products of 2x2 integer matrices
+ * modulo 65521, whose value shows that operands are combined in rank order), MPI_Op_commutative, MPI_Op_free,
+ * MPI_Reduce_local. Counts go from 1 to 3000 elements. Only rank 0 prints, one line per operation with a checksum
+ * of its result; the checksums depend on the rank count. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -291,10 +292,11 @@ static void gathers_and_scatters(void)
     long long sums[4] = {0, 0, 0, 0};
     for (int c = 0; c < NCOUNTS; c++) {
         int n = counts[c] > 1000 ? 1000 : counts[c];
-        /* v variants: rank r's block has n + r % 4 elements, blocks placed with a gap of 3. */
+        /* v variants: rank r's block has n + r % 4 elements, none for rank 1 (zero counts are allowed), blocks
+         * placed with a gap of 3. */
         int *vc = allocate(sizeof(int) * (size_t)size), *vd = allocate(sizeof(int) * (size_t)size), vtotal = 0;
         for (int r = 0; r < size; r++) {
-            vc[r] = n + r % 4;
+            vc[r] = r == 1 ? 0 : n + r % 4;
             vd[r] = vtotal;
             vtotal += vc[r] + 3;
         }
@@ -328,6 +330,7 @@ static void gathers_and_scatters(void)
                 CHECK(mine[i] == item((rank + 1) % size, root, i), "Scatter n=%d root %d: [%d] = %d", n, root, i, mine[i]);
             CHECK(mine[n] == SENTINEL, "Scatter wrote past the block");
             long long s = checksum(mine, n);
+            for (int i = 0; i < n + 4; i++) mine[i] = SENTINEL;
             MPI_Scatterv(vall, vc, vd, MPI_INT, mine, vc[rank], MPI_INT, root, MPI_COMM_WORLD);
             for (int i = 0; i < vc[rank]; i++)
                 CHECK(mine[i] == item(rank, root, i) + 5, "Scatterv n=%d root %d: [%d] = %d", n, root, i, mine[i]);
@@ -376,17 +379,18 @@ static void alltoalls(void)
             for (int i = 0; i < n; i++)
                 CHECK(in[j * n + i] == item(j, rank, i), "Alltoall n=%d: from %d [%d] = %d", n, j, i, in[j * n + i]);
         long long s = checksum(in, n * size);
-        /* Alltoallv: the block from j to r has n + (2j + r) % 3 elements; send blocks in reverse rank order, receive
+        /* Alltoallv: the block from j to r has n + (2j + r) % 3 elements, none from rank 1 to rank 2 (zero counts are
+         * allowed); send blocks in reverse rank order, receive
          * blocks with a gap of 2. */
         int *sc = allocate(sizeof(int) * (size_t)size), *sd = allocate(sizeof(int) * (size_t)size),
             *rc = allocate(sizeof(int) * (size_t)size), *rd = allocate(sizeof(int) * (size_t)size), st = 0, rt = 0;
         for (int j = size - 1; j >= 0; j--) {
-            sc[j] = n + (2 * rank + j) % 3;
+            sc[j] = rank == 1 && j == 2 ? 0 : n + (2 * rank + j) % 3;
             sd[j] = st;
             st += sc[j];
         }
         for (int j = 0; j < size; j++) {
-            rc[j] = n + (2 * j + rank) % 3;
+            rc[j] = j == 1 && rank == 2 ? 0 : n + (2 * j + rank) % 3;
             rd[j] = rt;
             rt += rc[j] + 2;
         }
@@ -423,10 +427,10 @@ static void scatter_reductions_and_scans(void)
     long long sums[4] = {0, 0, 0, 0};
     for (int c = 0; c < NCOUNTS; c++) {
         int n = counts[c] > 1000 ? 1000 : counts[c];
-        /* Reduce_scatter: block r has n + r % 3 elements. */
+        /* Reduce_scatter: block r has n + r % 3 elements, none for rank 1. */
         int *rc = allocate(sizeof(int) * (size_t)size), total = 0, start = 0;
         for (int r = 0; r < size; r++) {
-            rc[r] = n + r % 3;
+            rc[r] = r == 1 ? 0 : n + r % 3;
             if (r < rank) start += rc[r];
             total += rc[r];
         }
@@ -632,12 +636,38 @@ static void user_ops(void)
     free(prefix);
 }
 
+/* Count 0 everywhere: every collective completes and writes nothing. */
+static void zero_counts(void)
+{
+    int in[2] = {1, 2}, out[2] = {SENTINEL, SENTINEL}, *zeros = allocate(sizeof(int) * (size_t)size);
+    for (int r = 0; r < size; r++) zeros[r] = 0;
+    MPI_Bcast(out, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Reduce(in, out, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(in, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Gather(in, 0, MPI_INT, out, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatter(in, 0, MPI_INT, out, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allgather(in, 0, MPI_INT, out, 0, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(in, 0, MPI_INT, out, 0, MPI_INT, MPI_COMM_WORLD);
+    MPI_Gatherv(in, 0, MPI_INT, out, zeros, zeros, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(in, zeros, zeros, MPI_INT, out, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allgatherv(in, 0, MPI_INT, out, zeros, zeros, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoallv(in, zeros, zeros, MPI_INT, out, zeros, zeros, MPI_INT, MPI_COMM_WORLD);
+    MPI_Reduce_scatter(in, out, zeros, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(in, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Scan(in, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(in, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(out[0] == SENTINEL && out[1] == SENTINEL && in[0] == 1 && in[1] == 2, "a collective of count 0 wrote data");
+    free(zeros);
+    if (rank == 0) printf("collectives: every collective with count 0 completes and writes nothing OK\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     barrier_and_bcast();
+    zero_counts();
     int_reductions();
     double_reductions();
     loc_reductions();
