@@ -5,7 +5,8 @@
  * keys, MPI_UNDEFINED), MPI_Comm_compare results by name, MPI_Comm_free; groups: MPI_Comm_group, MPI_Group_size,
  * rank, incl, excl, range_incl, translate_ranks, union, intersection, difference, compare, free, MPI_GROUP_EMPTY;
  * MPI_Comm_create from a group (ranks outside it get MPI_COMM_NULL); MPI_Comm_set_name/get_name and the names of
- * the predefined communicators. Only rank 0 prints; lines that show ranks depend on the rank count. */
+ * the predefined communicators; cached attributes with copy and delete callbacks. Only rank 0 prints; lines that
+ * show ranks depend on the rank count. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -256,7 +257,10 @@ static void groups(void)
     MPI_Group_translate_ranks(world, size, all, evens, into);
     for (int i = 0; i < size; i++)
         CHECK(into[i] == (i % 2 ? MPI_UNDEFINED : i / 2), "translate %d into evens: %d", i, into[i]);
-    say("Group_translate_ranks into evens: odd ranks MPI_UNDEFINED");
+    int null_rank = MPI_PROC_NULL, translated = 0;
+    MPI_Group_translate_ranks(world, 1, &null_rank, evens, &translated);
+    CHECK(translated == MPI_PROC_NULL, "translate MPI_PROC_NULL: %d", translated);
+    say("Group_translate_ranks into evens: odd ranks MPI_UNDEFINED, MPI_PROC_NULL stays MPI_PROC_NULL");
 
     MPI_Group_union(evens, no_zero, &uni);
     MPI_Group_intersection(evens, no_zero, &inter);
@@ -317,6 +321,79 @@ static void groups(void)
     say("Group_free sets MPI_GROUP_NULL");
 }
 
+/* Cached attributes: copy callbacks run on MPI_Comm_dup, delete callbacks on MPI_Comm_delete_attr, on replacing
+ * a value and on MPI_Comm_free; a freed keyval stays usable by the communicators that hold it. */
+static int copies, deletes;
+
+static int counting_copy(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)old;
+    (void)key;
+    CHECK(*(int *)extra == 42, "copy callback: extra state %d", *(int *)extra);
+    copies++;
+    *(void **)out = (char *)in + 1; /* a different value, so the copy shows */
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int counting_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)value;
+    CHECK(*(int *)extra == 42, "delete callback: extra state %d", *(int *)extra);
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static void attributes(void)
+{
+    static char values[4];
+    static int extra = 42;
+    int plain = MPI_KEYVAL_INVALID, counted = MPI_KEYVAL_INVALID, not_copied = MPI_KEYVAL_INVALID, flag = 0;
+    void *got = NULL;
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &plain, NULL);
+    MPI_Comm_create_keyval(counting_copy, counting_delete, &counted, &extra);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, counting_delete, &not_copied, &extra);
+    CHECK(plain != MPI_KEYVAL_INVALID && counted != MPI_KEYVAL_INVALID && not_copied != MPI_KEYVAL_INVALID &&
+              plain != counted && counted != not_copied && plain != not_copied,
+          "Comm_create_keyval: keys %d %d %d", plain, counted, not_copied);
+    MPI_Comm_get_attr(a, counted, &got, &flag);
+    CHECK(!flag, "an attribute that was never set is present");
+    MPI_Comm_set_attr(a, plain, &values[0]);
+    MPI_Comm_set_attr(a, counted, &values[1]);
+    MPI_Comm_set_attr(a, not_copied, &values[2]);
+    MPI_Comm_get_attr(a, counted, &got, &flag);
+    CHECK(flag && got == &values[1], "Comm_get_attr after set_attr");
+    MPI_Comm_set_attr(a, not_copied, &values[3]); /* replacing calls the delete callback on the old value */
+    CHECK(deletes == 1, "replacing an attribute: %d delete callbacks", deletes);
+
+    MPI_Comm_dup(a, &b);
+    CHECK(copies == 1, "Comm_dup: %d copy callbacks", copies);
+    MPI_Comm_get_attr(b, plain, &got, &flag);
+    CHECK(flag && got == &values[0], "MPI_COMM_DUP_FN did not copy the value");
+    MPI_Comm_get_attr(b, counted, &got, &flag);
+    CHECK(flag && got == &values[2], "the copy callback's value did not arrive");
+    MPI_Comm_get_attr(b, not_copied, &got, &flag);
+    CHECK(!flag, "MPI_COMM_NULL_COPY_FN copied the attribute");
+    say("Comm_set_attr/get_attr; Comm_dup runs MPI_COMM_DUP_FN, a user copy callback and MPI_COMM_NULL_COPY_FN");
+
+    MPI_Comm_delete_attr(a, counted);
+    MPI_Comm_get_attr(a, counted, &got, &flag);
+    CHECK(!flag && deletes == 2, "Comm_delete_attr: flag %d, %d delete callbacks", flag, deletes);
+    MPI_Comm_free_keyval(&counted);
+    CHECK(counted == MPI_KEYVAL_INVALID, "Comm_free_keyval did not set MPI_KEYVAL_INVALID");
+    MPI_Comm_free(&b); /* holds the freed keyval's attribute: its delete callback still runs */
+    CHECK(deletes == 3, "Comm_free of the duplicate: %d delete callbacks in all", deletes);
+    MPI_Comm_free(&a); /* holds not_copied */
+    CHECK(deletes == 4, "Comm_free: %d delete callbacks in all", deletes);
+    MPI_Comm_free_keyval(&plain);
+    MPI_Comm_free_keyval(&not_copied);
+    say("delete callbacks on Comm_delete_attr, on replacing a value and on Comm_free, also after Comm_free_keyval");
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -327,6 +404,7 @@ int main(int argc, char **argv)
     names();
     dup_split_compare();
     groups();
+    attributes();
     MPI_Finalize();
     int flag = 0;
     MPI_Finalized(&flag);

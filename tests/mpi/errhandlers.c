@@ -102,6 +102,34 @@ static void provoke(MPI_Comm comm, const char *name)
     CHECK(MPI_Irecv(small, 2, MPI_INT, rank, 10, comm, &recv) == MPI_SUCCESS, "Irecv failed");
     EXPECT("Irecv of 4 INT into room for 2, then Wait", MPI_Wait(&recv, &st), MPI_ERR_TRUNCATE);
     CHECK(MPI_Wait(&send, MPI_STATUS_IGNORE) == MPI_SUCCESS, "the truncated message's send failed");
+
+    /* Waitall with a truncated receive among four requests: MPI_ERR_IN_STATUS, and each status says what happened
+     * to its request: MPI_SUCCESS (completed, set to MPI_REQUEST_NULL), the error, or MPI_ERR_PENDING (neither
+     * failed nor completed, still active; MPICH leaves the requests after a failed one pending). */
+    int fits[4];
+    MPI_Request reqs[4];
+    MPI_Status sts[4];
+    MPI_Irecv(fits, 4, MPI_INT, rank, 11, comm, &reqs[0]);
+    MPI_Irecv(small, 2, MPI_INT, rank, 12, comm, &reqs[1]);
+    MPI_Isend(buf, 4, MPI_INT, rank, 11, comm, &reqs[2]);
+    MPI_Isend(buf, 4, MPI_INT, rank, 12, comm, &reqs[3]);
+    for (int k = 0; k < 4; k++) sts[k].MPI_ERROR = -12345;
+    EXPECT("Waitall with a truncated receive", MPI_Waitall(4, reqs, sts), MPI_ERR_IN_STATUS);
+    int first = class_of(sts[0].MPI_ERROR), second = class_of(sts[1].MPI_ERROR);
+    CHECK(first == MPI_SUCCESS && reqs[0] == MPI_REQUEST_NULL && fits[3] == 4, "Waitall: the fitting receive's status "
+          "is %s", class_name(first));
+    CHECK(second == MPI_ERR_TRUNCATE, "Waitall: the truncated receive's status is %s", class_name(second));
+    for (int k = 2; k < 4; k++) {
+        int c = class_of(sts[k].MPI_ERROR);
+        CHECK((c == MPI_SUCCESS && reqs[k] == MPI_REQUEST_NULL) || (c == MPI_ERR_PENDING && reqs[k] != MPI_REQUEST_NULL),
+              "Waitall: send %d has status %s", k, class_name(c));
+        if (c == MPI_ERR_PENDING)
+            CHECK(MPI_Wait(&reqs[k], MPI_STATUS_IGNORE) == MPI_SUCCESS, "a pending send failed in Wait");
+    }
+    if (rank == 0)
+        printf("errhandlers: Waitall statuses on %s: MPI_SUCCESS for the receive that fits, MPI_ERR_TRUNCATE for the "
+               "other OK\n",
+               name);
 #undef EXPECT
 }
 

@@ -8,8 +8,8 @@
  * iterations every value is a multiple of 2^-2t below 128 (31 significant bits for t = 12), and sums of all 1440
  * values need at most 42 bits: every stencil result and every sum is exact in double whatever the order of the
  * additions, so results scaled by 2^24 are printed as integers. World rank 0 repeats the computation serially and
- * compares. Also checks a few MPI_Dims_create results and MPI_Cart_shift on a periodic ring. Only world rank 0
- * prints. */
+ * compares. Also checks a few MPI_Dims_create results, MPI_Cart_shift on a periodic ring, and MPI_Topo_test,
+ * MPI_Cartdim_get, MPI_Cart_get and MPI_Cart_sub. Only world rank 0 prints. */
 #include <mpi.h>
 #include <math.h>
 #include <stdarg.h>
@@ -230,6 +230,43 @@ static void periodic_ring(void)
     if (rank == 0) printf("jacobi: periodic Cart_shift by 1 and -2 wraps around OK\n");
 }
 
+/* The grid's own description (MPI_Topo_test, MPI_Cartdim_get, MPI_Cart_get) and its rows (MPI_Cart_sub). */
+static void cart_queries(void)
+{
+    int dims[2] = {0, 0}, periods[2] = {0, 1}, status = -1, ndims = -1, got_dims[2], got_periods[2], coords[2], me;
+    MPI_Comm cart, row;
+    MPI_Dims_create(size, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    MPI_Topo_test(MPI_COMM_WORLD, &status);
+    CHECK(status == MPI_UNDEFINED, "Topo_test(WORLD) is %d, not MPI_UNDEFINED", status);
+    MPI_Topo_test(cart, &status);
+    MPI_Cartdim_get(cart, &ndims);
+    CHECK(status == MPI_CART && ndims == 2, "Topo_test %d (MPI_CART is %d), Cartdim_get %d", status, MPI_CART, ndims);
+    MPI_Comm_rank(cart, &me);
+    MPI_Cart_get(cart, 2, got_dims, got_periods, coords);
+    CHECK(got_dims[0] == dims[0] && got_dims[1] == dims[1] && !got_periods[0] && got_periods[1] &&
+              coords[0] == me / dims[1] && coords[1] == me % dims[1],
+          "Cart_get: dims %dx%d periods %d %d coords (%d, %d)", got_dims[0], got_dims[1], got_periods[0], got_periods[1],
+          coords[0], coords[1]);
+    /* Rows keep dimension 1: a row's ranks are its members' column coordinates, and they sum to 0 + 1 + ... */
+    int keep[2] = {0, 1}, row_size = -1, row_rank = -1, sum = -1, row_dim = -1;
+    MPI_Cart_sub(cart, keep, &row);
+    MPI_Comm_size(row, &row_size);
+    MPI_Comm_rank(row, &row_rank);
+    MPI_Cartdim_get(row, &row_dim);
+    MPI_Allreduce(&coords[1], &sum, 1, MPI_INT, MPI_SUM, row);
+    CHECK(row_size == dims[1] && row_rank == coords[1] && row_dim == 1 && sum == dims[1] * (dims[1] - 1) / 2,
+          "Cart_sub row: size %d rank %d dims %d sum %d", row_size, row_rank, row_dim, sum);
+    /* The row is periodic: shifting by one wraps around it. */
+    int src = -1, dst = -1;
+    MPI_Cart_shift(row, 0, 1, &src, &dst);
+    CHECK(src == (row_rank + row_size - 1) % row_size && dst == (row_rank + 1) % row_size,
+          "Cart_shift in a periodic row: %d %d", src, dst);
+    MPI_Comm_free(&row);
+    MPI_Comm_free(&cart);
+    if (rank == 0) printf("jacobi: Topo_test, Cartdim_get, Cart_get, Cart_sub into periodic rows OK\n");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -237,6 +274,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     dims_cases();
     periodic_ring();
+    cart_queries();
     struct result par, ser;
     int dims[2] = {0, 0};
     parallel(&par, dims);

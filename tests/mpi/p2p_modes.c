@@ -376,7 +376,19 @@ static void proc_null(void)
     CHECK(x == SENTINEL && count == 0, "Irecv from MPI_PROC_NULL: value %d count %d", x, count);
     MPI_Sendrecv(&rank, 1, MPI_INT, MPI_PROC_NULL, 0, &x, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &st);
     CHECK(x == SENTINEL && st.MPI_SOURCE == MPI_PROC_NULL, "Sendrecv with MPI_PROC_NULL");
-    say("MPI_PROC_NULL as destination and source (Send, Recv, Isend, Irecv, Sendrecv): nothing received");
+    /* Probes of MPI_PROC_NULL find an empty message from MPI_PROC_NULL at once. */
+    int flag = 0;
+    count = -1;
+    MPI_Iprobe(MPI_PROC_NULL, 6, comm, &flag, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(flag && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+          "Iprobe of MPI_PROC_NULL: flag %d source %d tag %d count %d", flag, st.MPI_SOURCE, st.MPI_TAG, count);
+    count = -1;
+    MPI_Probe(MPI_PROC_NULL, 6, comm, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+          "Probe of MPI_PROC_NULL: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, count);
+    say("MPI_PROC_NULL as destination and source (Send, Recv, Isend, Irecv, Sendrecv, Probe, Iprobe)");
 }
 
 /* 100 messages with one tag, every tenth of 2000 ints and the others of 1: they arrive in the order sent. */
