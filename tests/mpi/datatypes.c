@@ -1,10 +1,11 @@
 /* datatypes.c: derived datatypes. Constructors (contiguous, vector, hvector, indexed, indexed_block, struct with
- * MPI_Get_address, resized) with their size, extent and true extent; names of predefined types and MPI_Type_set_name;
- * MPI_Get_count and MPI_Get_elements on partly filled receives; MPI_Pack/MPI_Unpack round trips (MPI_Pack_size is
- * only an upper bound, so it is checked, not printed); messages sent with a derived type and received as basic
- * elements and the other way round, gaps of the receive type left untouched; derived types in MPI_Bcast,
- * MPI_Gather (a resized column type that gathers into the columns of a matrix), MPI_Scatter and MPI_Allreduce.
- *
+ * MPI_Get_address, resized, subarray, hindexed, dup) with their size, extent and true extent; names of predefined
+ * types and MPI_Type_set_name; MPI_Get_count and MPI_Get_elements on partly filled receives; MPI_Pack/MPI_Unpack
+ * round trips (MPI_Pack_size is only an upper bound, so it is checked, not printed); messages sent with a derived
+ * type and received as basic elements and the other way round, gaps of the receive type left untouched; derived
+ * types in MPI_Bcast, MPI_Gather (a resized column type that gathers into the columns of a matrix), MPI_Scatter and
+ * MPI_Allreduce; a broadcast with different but matching type signatures; MPI_Sendrecv_replace with a derived
+ * type. *
  * MPI_Allreduce of a derived type uses a user operation: MPI 3.1 (5.9.1) defines predefined operations on the
  * predefined types only, and MPICH 4.0 indeed rejects MPI_SUM on a contiguous type of two MPI_INTs.
  *
@@ -457,6 +458,65 @@ static void collectives(void)
     free(matrix);
 }
 
+/* Subarray, hindexed and dup; a broadcast whose root describes the data differently from the others (only the type
+ * signatures must match); MPI_Sendrecv_replace with a derived type. */
+static void more_types(void)
+{
+    MPI_Datatype sub, hidx, vec, dup;
+    int sizes[2] = {6, 8}, subsizes[2] = {2, 3}, starts[2] = {1, 2}, hlens[2] = {2, 1};
+    MPI_Aint hdispls[2] = {4, 20};
+    MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &sub);
+    MPI_Type_commit(&sub);
+    MPI_Type_create_hindexed(2, hlens, hdispls, MPI_INT, &hidx);
+    MPI_Type_vector(3, 2, 4, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Type_dup(vec, &dup);
+    MPI_Type_commit(&dup);
+    layout("subarray({6,8}, {2,3}, {1,2}, C, INT)", sub, 24, 0, 192, 40, 44, 1);
+    layout("hindexed({2,1}, {4,20} bytes, INT)", hidx, 12, 4, 20, 4, 20, 1);
+    layout("dup of vector(3, 2, 4, INT)", dup, 24, 0, 40, 0, 40, 1);
+
+    int grid[48], got[48];
+    MPI_Status st;
+    for (int i = 0; i < 48; i++) grid[i] = rank * 100 + i;
+    for (int i = 0; i < 48; i++) got[i] = SENTINEL;
+    shift(grid, 1, sub, got, 48, MPI_INT, &st);
+    for (int i = 0; i < 6; i++)
+        CHECK(got[i] == left * 100 + (1 + i / 3) * 8 + 2 + i % 3, "subarray as INT: [%d] = %d", i, got[i]);
+    CHECK(got[6] == SENTINEL, "subarray as INT: wrote past 6 ints");
+    for (int i = 0; i < 48; i++) got[i] = SENTINEL;
+    shift(grid, 1, dup, got, 1, vec, &st);
+    for (int i = 0; i < 12; i++)
+        CHECK(got[i] == (i % 4 < 2 ? left * 100 + i : SENTINEL), "dup sent, vector received: [%d] = %d", i, got[i]);
+    say("subarray sent, 6 INT received; Type_dup of a vector sent, the vector received");
+
+    /* Bcast: the root sends one vector, the others receive six contiguous ints. */
+    int b[12];
+    for (int i = 0; i < 12; i++) b[i] = rank == 0 ? 3 * i : SENTINEL;
+    if (rank == 0)
+        MPI_Bcast(b, 1, vec, 0, MPI_COMM_WORLD);
+    else
+        MPI_Bcast(b, 6, MPI_INT, 0, MPI_COMM_WORLD);
+    static const int picked[6] = {0, 1, 4, 5, 8, 9};
+    if (rank != 0)
+        for (int i = 0; i < 12; i++)
+            CHECK(b[i] == (i < 6 ? 3 * picked[i] : SENTINEL), "Bcast vector at the root, INT elsewhere: [%d] = %d", i,
+                  b[i]);
+    say("Bcast with a vector at the root and 6 INT elsewhere");
+
+    /* Sendrecv_replace of one vector: its six ints come from the left, the gaps stay. */
+    for (int i = 0; i < 12; i++) b[i] = rank * 1000 + i;
+    MPI_Sendrecv_replace(b, 1, vec, right, 8, left, 8, MPI_COMM_WORLD, &st);
+    for (int i = 0; i < 12; i++)
+        CHECK(b[i] == (i < 10 && i % 4 < 2 ? left : rank) * 1000 + i, "Sendrecv_replace of a vector: [%d] = %d", i,
+              b[i]);
+    say("Sendrecv_replace of a vector: its elements replaced, the gaps kept");
+    MPI_Type_free(&sub);
+    MPI_Type_free(&hidx);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&dup);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -470,6 +530,7 @@ int main(int argc, char **argv)
     partial_receives();
     pack_unpack();
     collectives();
+    more_types();
     if (rank == 0) printf("datatypes: done\n");
     MPI_Finalize();
     return 0;
