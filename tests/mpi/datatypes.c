@@ -5,7 +5,8 @@
  * type and received as basic elements and the other way round, gaps of the receive type left untouched; derived
  * types in MPI_Bcast, MPI_Gather (a resized column type that gathers into the columns of a matrix), MPI_Scatter and
  * MPI_Allreduce; a broadcast with different but matching type signatures; MPI_Sendrecv_replace with a derived
- * type. *
+ * type.
+ *
  * MPI_Allreduce of a derived type uses a user operation: MPI 3.1 (5.9.1) defines predefined operations on the
  * predefined types only, and MPICH 4.0 indeed rejects MPI_SUM on a contiguous type of two MPI_INTs.
  *
