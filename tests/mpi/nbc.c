@@ -1,10 +1,11 @@
 /* nbc.c: non-blocking collectives. Each of Ibarrier, Ibcast (every root), Iallreduce, Ireduce, Igather, Iscatter,
  * Iallgather and Ialltoall on its own, completed by MPI_Wait or by an MPI_Test loop; several outstanding on one
  * communicator at once, started in the same order everywhere and completed in other orders (MPI_Waitall on a
- * reversed array, single waits from the last to the first); an Ibarrier that cannot complete before rank 0 has
- * entered it; and the NBX sparse data exchange (Hoefler et al.): MPI_Issend to a few destinations, MPI_Iprobe and
- * MPI_Recv whatever arrives, an Ibarrier once all own sends are done (MPI_Testall), finished when the Ibarrier
- * completes. NBX only terminates if the Ibarrier does not block. Only rank 0 prints. */
+ * reversed array, single waits from the last to the first); two communicators whose collectives are started in
+ * different interleavings on odd and even ranks; an Ibarrier that cannot complete before rank 0 has entered it;
+ * and the NBX sparse data exchange (Hoefler et al.): MPI_Issend to a few destinations, MPI_Iprobe and MPI_Recv
+ * whatever arrives, an Ibarrier once all own sends are done (MPI_Testall), finished when the Ibarrier completes.
+ * NBX only terminates if the Ibarrier does not block. Only rank 0 prints. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -175,6 +176,41 @@ static void overlapped(void)
     }
 }
 
+/* Two communicators, their collectives started in different interleavings on even and odd ranks: legal for
+ * non-blocking collectives, which match per communicator in that communicator's order. */
+static void two_communicators(void)
+{
+    MPI_Comm a, b;
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_dup(MPI_COMM_WORLD, &b);
+    const int n = 2000;
+    int *in = buffer(n), *sum = buffer(n), *bc = buffer(n);
+    for (int i = 0; i < n; i++) in[i] = rank + i;
+    if (rank == size - 1)
+        for (int i = 0; i < n; i++) bc[i] = value(size - 1, i);
+    MPI_Request reqs[3];
+    if (rank % 2 == 0) {
+        MPI_Iallreduce(in, sum, n, MPI_INT, MPI_SUM, a, &reqs[0]);
+        MPI_Ibcast(bc, n, MPI_INT, size - 1, b, &reqs[1]);
+    } else {
+        MPI_Ibcast(bc, n, MPI_INT, size - 1, b, &reqs[1]);
+        MPI_Iallreduce(in, sum, n, MPI_INT, MPI_SUM, a, &reqs[0]);
+    }
+    MPI_Ibarrier(a, &reqs[2]);
+    MPI_Status st[3];
+    MPI_Waitall(3, reqs, st);
+    for (int i = 0; i < n; i++) {
+        CHECK(sum[i] == size * (size - 1) / 2 + size * i, "Iallreduce on the first communicator: [%d] = %d", i, sum[i]);
+        CHECK(bc[i] == value(size - 1, i), "Ibcast on the second communicator: [%d] = %d", i, bc[i]);
+    }
+    free(in);
+    free(sum);
+    free(bc);
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+    if (rank == 0) printf("nbc: Iallreduce and Ibcast on two communicators, started in other orders on odd ranks OK\n");
+}
+
 /* Ranks 1.. enter an Ibarrier and test it before telling rank 0, which enters only after hearing from all of
  * them: their tests must say not complete. */
 static void barrier_waits_for_everyone(void)
@@ -264,6 +300,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     singles();
     overlapped();
+    two_communicators();
     barrier_waits_for_everyone();
     nbx();
     if (rank == 0) printf("nbc: done\n");
