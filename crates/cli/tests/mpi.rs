@@ -234,6 +234,7 @@ differential!(
     p2p_modes,
     comms,
     collectives,
+    unit_comm,
     unit_nbc,
     unit_types,
 );
