@@ -2,9 +2,10 @@
  * operation for 0, 1, 7 and 1000 elements (and 4100 for those without blocks) and every root, MPI_IN_PLACE where it
  * is allowed, several collectives outstanding at once on two communicators (completed in reverse order, by
  * MPI_Waitany and by MPI_Testall loops), a non-commutative user operation (2x2 matrix product) through Ireduce and
- * Iallreduce, derived datatypes (vector) through Ibcast, Igather, Iscatter and Ialltoall, argument errors, and the
- * NBX pattern (Issend, Iprobe, Ibarrier once the sends are done), which only terminates if Ibarrier does not block.
- * Works on any number of ranks; only rank 0 prints, and nothing it prints depends on the number of ranks. */
+ * Iallreduce, derived datatypes (vector) through Ibcast, Igather, Iscatter and Ialltoall, progress while ranks sit
+ * in blocking calls, the NBX pattern (Issend, Iprobe, Ibarrier once the sends are done), which only terminates if
+ * Ibarrier does not block, and argument errors. Works on any number of ranks; only rank 0 prints, and nothing it
+ * prints depends on the number of ranks. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -516,6 +517,47 @@ static void test_outstanding(void)
     OK("six collectives outstanding on two communicators, completed in reverse order, by Waitany and by Testall");
 }
 
+/* ---- progress inside blocking calls ------------------------------------------------------------------------ */
+
+/* Even ranks sit in a blocking call (a receive from the next rank, a barrier, an allreduce) before they wait for a
+ * broadcast; odd ranks wait for the broadcast before they make that call. Whatever ranks relay the broadcast, an
+ * odd rank's data may have to pass through an even rank while that one is blocked: the broadcast must progress
+ * inside every MPI call, not only in waits and tests on its own request. */
+static void test_progress(void)
+{
+    static const char *names[] = {"MPI_Recv", "MPI_Barrier", "MPI_Allreduce"};
+    int *x = ints(3000);
+    for (int mode = 0; mode < 3; mode++) {
+        for (int count = 1; count <= 3000; count *= 3000) {
+            for (int i = 0; i < count; i++) x[i] = rank == 0 ? val(0, i, 16 + mode) : -1;
+            MPI_Request req;
+            int token = rank, sum = rank;
+            MPI_Ibcast(x, count, MPI_INT, 0, MPI_COMM_WORLD, &req);
+            if (rank % 2 == 1)
+                wait1(&req);
+            if (mode == 0 && rank % 2 == 1)
+                MPI_Send(&token, 1, MPI_INT, rank - 1, 16, MPI_COMM_WORLD);
+            if (mode == 0 && rank % 2 == 0 && rank + 1 < size) {
+                MPI_Recv(&token, 1, MPI_INT, rank + 1, 16, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                CHECK(token == rank + 1, "progress: received %d", token);
+            }
+            if (mode == 1)
+                MPI_Barrier(MPI_COMM_WORLD);
+            if (mode == 2) {
+                MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                CHECK(sum == size * (size - 1) / 2, "progress: allreduce gave %d", sum);
+            }
+            if (rank % 2 == 0)
+                wait1(&req);
+            for (int i = 0; i < count; i++)
+                CHECK(x[i] == val(0, i, 16 + mode), "progress (%s, count %d): element %d is %d", names[mode], count,
+                      i, x[i]);
+        }
+    }
+    free(x);
+    OK("Ibcast progresses while ranks are blocked in MPI_Recv, MPI_Barrier and MPI_Allreduce");
+}
+
 /* ---- NBX: a sparse exchange that ends with a non-blocking barrier ------------------------------------------- */
 
 #define NBX_TAG 77
@@ -623,6 +665,7 @@ int main(int argc, char **argv)
     test_noncommutative();
     test_derived();
     test_outstanding();
+    test_progress();
     test_nbx();
     test_errors();
     MPI_Barrier(MPI_COMM_WORLD);

@@ -65,6 +65,7 @@ struct mpi_nbc {
     int round;               /* the round under way (nrounds: finished) */
     int posted;              /* its sends and receives before this step index have been posted; -1: not started */
     int running;             /* inside mpi_nbc_progress (a user operation may call MPI and come back) */
+    int holding;             /* counted in schedules_running (see hold_engine) */
     int err;
 };
 
@@ -333,6 +334,42 @@ static void bcast_tree(struct mpi_nbc *s, void *data, size_t bytes, int shift)
     }
 }
 
+/* ---- keeping the engine out of its fast paths --------------------------------------------------------------- */
+
+/* libnocmsg's blocking calls take a lean way straight to the port while its engine is idle, and wait there without
+ * ever calling the engine's idle hook (nocmsg_engine_idle, through which the MPI layer advances schedules). A
+ * schedule between two rounds has nothing posted, so a rank blocked in, say, MPI_Allreduce could sit at the port
+ * forever while the next rank waits for the data this rank's schedule was about to forward. So while any schedule
+ * runs, a receive that nothing ever matches stays posted: with a posted receive the engine is never idle, and
+ * blocking calls wait through nocmsg_engine_block, which runs the hook. */
+static int schedules_running;
+static struct nocmsg_request_s hold_request;
+
+static void hold_engine(struct mpi_nbc *s)
+{
+    if (s->holding)
+        return;
+    s->holding = 1;
+    if (schedules_running++ > 0)
+        return;
+    memset(&hold_request, 0, sizeof hold_request);
+    hold_request.kind = REQ_RECV;
+    hold_request.comm = NOCMSG_COMM_NULL;
+    hold_request.ctx = nocmsg_lib.comms[MPI_COMM_WORLD].ctx + 1;
+    hold_request.peer = nocmsg_lib.rank;
+    hold_request.tag = MPI_TAG_NBC_BASE + (1 << 20); /* above every schedule's tag: never sent */
+    nocmsg_engine_recv(&hold_request);
+}
+
+static void release_engine(struct mpi_nbc *s)
+{
+    if (!s->holding)
+        return;
+    s->holding = 0;
+    if (--schedules_running == 0)
+        nocmsg_engine_cancel_recv(&hold_request);
+}
+
 /* ---- running a schedule ----------------------------------------------------------------------------------- */
 
 static int round_end(const struct mpi_nbc *s, int round)
@@ -415,7 +452,10 @@ int mpi_nbc_progress(struct mpi_nbc *s, int *err)
     }
     s->running = 0;
     *err = s->err;
-    return s->round == s->nrounds;
+    if (s->round < s->nrounds)
+        return 0;
+    release_engine(s);
+    return 1;
 }
 
 void mpi_nbc_free(struct mpi_nbc *s)
@@ -424,6 +464,7 @@ void mpi_nbc_free(struct mpi_nbc *s)
         return;
     /* Requests the engine still holds (a schedule given up before it finished) point into the schedule: it has to
      * stay, lost but harmless, rather than be freed under them. */
+    release_engine(s);
     if (s->round < s->nrounds && s->posted >= 0 && !round_done(s))
         return;
     for (int i = 0; i < 2; i++)
@@ -448,8 +489,9 @@ static int nbc_start(MPI_Comm comm, struct mpi_nbc *s, int err, MPI_Request *req
         return err;
     }
     err = mpi_request_nbc(comm, s, request); /* frees s if it fails */
-    if (err == MPI_SUCCESS) {
+    if (err == MPI_SUCCESS && s->nrounds > 0) {
         int ignored;
+        hold_engine(s);
         mpi_nbc_progress(s, &ignored);
     }
     return err;
