@@ -5,7 +5,9 @@
  * private context at once (coll_isend / coll_irecv, with the requests kept in the schedule) and, when all of them
  * have completed, runs its local steps (a reduction, an unpack) in order; the next round starts only then. So a
  * rank that is waiting for its parent in a tree has nothing in flight towards its children yet, and the data it
- * forwards is the data it received. mpi_nbc_progress does what can be done now and returns: it never waits.
+ * forwards is the data it received. mpi_nbc_progress does what can be done now and returns: it never waits. It
+ * runs in every test and wait, and in libnocmsg's blocking calls through the engine's idle hook; while schedules
+ * run, a never-matched receive keeps those calls off their lean way to the port, which bypasses the hook.
  *
  * Matching. Each collective takes the next sequence number of its communicator (every member starts collectives
  * in the same order, so they agree) and sends all its messages with tag MPI_TAG_NBC_BASE + (seq mod 2^20): two
@@ -71,27 +73,29 @@ struct mpi_nbc {
 
 /* ---- building a schedule -------------------------------------------------------------------------------------- */
 
-/* Grows an array of `size`-byte elements to hold one more; sets s->failed when it cannot. */
-static int grow(struct mpi_nbc *s, void **array, int *cap, int used, size_t size)
+/* `array` (of `size`-byte elements, `used` of `*cap` in use) with room for one more: itself, or a larger copy;
+ * NULL when out of memory (s->failed then says so, and the schedule never runs). */
+static void *grow(struct mpi_nbc *s, void *array, int *cap, int used, size_t size)
 {
     if (used < *cap)
-        return 1;
+        return array;
     int more = *cap ? 2 * *cap : 8;
-    void *bigger = realloc(*array, (size_t)more * size);
+    void *bigger = realloc(array, (size_t)more * size);
     if (!bigger) {
         s->failed = 1;
-        return 0;
+        return NULL;
     }
-    *array = bigger;
     *cap = more;
-    return 1;
+    return bigger;
 }
 
-/* Memory owned by the schedule. NULL when out of memory (s->failed then says so, and the schedule never runs). */
+/* Memory owned by the schedule, or NULL when out of memory. */
 static void *nbc_buffer(struct mpi_nbc *s, size_t bytes)
 {
-    if (!grow(s, (void **)&s->buffers, &s->cap_buffers, s->nbuffers, sizeof *s->buffers))
+    void **list = grow(s, s->buffers, &s->cap_buffers, s->nbuffers, sizeof *s->buffers);
+    if (!list)
         return NULL;
+    s->buffers = list;
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         s->failed = 1;
@@ -126,8 +130,11 @@ static struct mpi_nbc *nbc_new(MPI_Comm comm, const struct comm *c, MPI_Op op)
 /* Starts a new round: the steps added from now on belong to it. */
 static void nbc_round(struct mpi_nbc *s)
 {
-    if (grow(s, (void **)&s->round_first, &s->cap_rounds, s->nrounds, sizeof *s->round_first))
+    int *first = grow(s, s->round_first, &s->cap_rounds, s->nrounds, sizeof *s->round_first);
+    if (first) {
+        s->round_first = first;
         s->round_first[s->nrounds++] = s->nsteps;
+    }
 }
 
 /* Appends a step to the last round (a first round if there is none yet). NULL when out of memory. */
@@ -135,8 +142,10 @@ static struct nbc_step *nbc_step(struct mpi_nbc *s, int kind)
 {
     if (s->nrounds == 0)
         nbc_round(s);
-    if (s->failed || !grow(s, (void **)&s->steps, &s->cap_steps, s->nsteps, sizeof *s->steps))
+    struct nbc_step *steps = s->failed ? NULL : grow(s, s->steps, &s->cap_steps, s->nsteps, sizeof *s->steps);
+    if (!steps)
         return NULL;
+    s->steps = steps;
     struct nbc_step *st = &s->steps[s->nsteps++];
     memset(st, 0, sizeof *st);
     st->kind = kind;
@@ -462,9 +471,9 @@ void mpi_nbc_free(struct mpi_nbc *s)
 {
     if (!s)
         return;
+    release_engine(s);
     /* Requests the engine still holds (a schedule given up before it finished) point into the schedule: it has to
      * stay, lost but harmless, rather than be freed under them. */
-    release_engine(s);
     if (s->round < s->nrounds && s->posted >= 0 && !round_done(s))
         return;
     for (int i = 0; i < 2; i++)
@@ -504,7 +513,7 @@ static struct comm *nbc_comm(MPI_Comm comm)
 {
     return mpi_up() ? nocmsg_comm_get(comm) : NULL;
 }
-#define CHECK_COMM(comm, c)                                                                                     \
+#define CHECK_COMM(c)                                                                                           \
     do {                                                                                                        \
         if (!(c))                                                                                               \
             MPI_RETURN(MPI_COMM_WORLD, mpi_up() ? MPI_ERR_COMM : MPI_ERR_OTHER);                                \
@@ -541,7 +550,7 @@ static int check_op(MPI_Op op, MPI_Datatype type, const struct mpi_type *t, int 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     if (!request)
         MPI_RETURN(comm, MPI_ERR_ARG);
     struct mpi_nbc *s = nbc_new(comm, c, MPI_OP_NULL);
@@ -560,7 +569,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *t;
     size_t bytes;
     int err = request ? MPI_SUCCESS : MPI_ERR_ARG;
@@ -610,7 +619,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *t;
     size_t bytes;
     int commutative;
@@ -651,7 +660,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *t;
     size_t bytes;
     int commutative;
@@ -705,7 +714,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *st = NULL, *rt = NULL;
     size_t sbytes = 0, rbytes = 0;
     int in_place = sendbuf == MPI_IN_PLACE;
@@ -735,7 +744,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *st = NULL, *rt = NULL;
     size_t sbytes = 0, rbytes = 0;
     int in_place = recvbuf == MPI_IN_PLACE;
@@ -771,7 +780,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *st = NULL, *rt = NULL;
     size_t sbytes = 0, rbytes = 0;
     int in_place = sendbuf == MPI_IN_PLACE;
@@ -809,7 +818,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     struct comm *c = nbc_comm(comm);
-    CHECK_COMM(comm, c);
+    CHECK_COMM(c);
     const struct mpi_type *st = NULL, *rt = NULL;
     size_t sbytes = 0, rbytes = 0;
     int in_place = sendbuf == MPI_IN_PLACE;
