@@ -1,11 +1,11 @@
 /* unit_nbc.c: MPI's non-blocking collectives against their blocking twins and against values computed here: every
  * operation for 0, 1, 7 and 1000 elements (and 4100 for those without blocks) and every root, MPI_IN_PLACE where it
  * is allowed, several collectives outstanding at once on two communicators (completed in reverse order, by
- * MPI_Waitany and by MPI_Testall loops), a non-commutative user operation (2x2 matrix product) through Ireduce and
- * Iallreduce, derived datatypes (vector) through Ibcast, Igather, Iscatter and Ialltoall, progress while ranks sit
- * in blocking calls, the NBX pattern (Issend, Iprobe, Ibarrier once the sends are done), which only terminates if
- * Ibarrier does not block, and argument errors. Works on any number of ranks; only rank 0 prints, and nothing it
- * prints depends on the number of ranks. */
+ * MPI_Waitany and by MPI_Testall loops), MINLOC/MAXLOC on pair types, a non-commutative user operation (2x2 matrix
+ * product) through Ireduce and Iallreduce, derived datatypes (vector) through Ibcast, Igather, Iscatter and
+ * Ialltoall, progress while ranks sit in blocking calls, the NBX pattern (Issend, Iprobe, Ibarrier once the sends
+ * are done), which only terminates if Ibarrier does not block, and argument errors. Works on any number of ranks;
+ * only rank 0 prints, and nothing it prints depends on the number of ranks. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -282,6 +282,45 @@ static void test_allgather_alltoall(void)
     free(send);
     free(a);
     free(b);
+}
+
+/* ---- pair types --------------------------------------------------------------------------------------------- */
+
+/* MINLOC and MAXLOC on MPI_DOUBLE_INT (padded: its data does not fill its extent) and MPI_2INT. Value i of rank r
+ * is (r * 7 + i * 3) % 5 - i, so ties between ranks are common and the lowest rank must win them. */
+static void test_pairs(void)
+{
+    struct { double v; int i; } dsend[7], dgot[7];
+    struct { int v; int i; } isend[7], igot[7];
+    for (int i = 0; i < 7; i++) {
+        dsend[i].v = (rank * 7 + i * 3) % 5 - i;
+        dsend[i].i = rank;
+        isend[i].v = (rank * 7 + i * 3) % 5 - i;
+        isend[i].i = rank;
+    }
+    for (int root = 0; root < size; root++) {
+        MPI_Request req[2];
+        memset(dgot, 0, sizeof dgot);
+        memset(igot, 0, sizeof igot);
+        MPI_Iallreduce(dsend, dgot, 7, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD, &req[0]);
+        MPI_Ireduce(isend, igot, 7, MPI_2INT, MPI_MINLOC, root, MPI_COMM_WORLD, &req[1]);
+        MPI_Status st[2];
+        MPI_Waitall(2, req, st);
+        for (int i = 0; i < 7; i++) {
+            int max = -100, maxr = -1, min = 100, minr = -1;
+            for (int r = 0; r < size; r++) {
+                int v = (r * 7 + i * 3) % 5 - i;
+                if (v > max) max = v, maxr = r;
+                if (v < min) min = v, minr = r;
+            }
+            CHECK(dgot[i].v == max && dgot[i].i == maxr, "Iallreduce MAXLOC DOUBLE_INT %d: (%g, %d), expected (%d, %d)",
+                  i, dgot[i].v, dgot[i].i, max, maxr);
+            CHECK(rank != root || (igot[i].v == min && igot[i].i == minr),
+                  "Ireduce MINLOC 2INT root %d item %d: (%d, %d), expected (%d, %d)", root, i, igot[i].v, igot[i].i,
+                  min, minr);
+        }
+    }
+    OK("MAXLOC on MPI_DOUBLE_INT through Iallreduce, MINLOC on MPI_2INT through Ireduce to every root");
 }
 
 /* ---- a non-commutative operation: products of 2x2 matrices ------------------------------------------------ */
@@ -662,6 +701,7 @@ int main(int argc, char **argv)
     test_reduce(MPI_MAX, "MPI_MAX");
     test_gather_scatter();
     test_allgather_alltoall();
+    test_pairs();
     test_noncommutative();
     test_derived();
     test_outstanding();
