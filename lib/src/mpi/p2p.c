@@ -49,6 +49,24 @@ static void status_out(MPI_Status *dst, const MPI_Status *src, int with_error)
         dst->MPI_ERROR = error;
 }
 
+/* The status of a blocking receive or probe: MPI_ERROR is left alone, as MPI specifies for single completions. */
+static void recv_status(MPI_Status *status, const nocmsg_status *st, int err)
+{
+    if (status && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) {
+        int error = status->MPI_ERROR;
+        mpi_status_from(status, st);
+        status->MPI_ERROR = error;
+    }
+}
+
+/* The empty status of a null or inactive request, handed out. */
+static void empty_out(MPI_Status *status, int with_error)
+{
+    MPI_Status empty;
+    mpi_status_empty(&empty);
+    status_out(status, &empty, with_error);
+}
+
 /* ---- views: datatypes as bytes ---- */
 
 int mpi_view_send(const void *buf, size_t count, const struct mpi_type *t, struct mpi_view *v)
@@ -280,16 +298,6 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     MPI_RETURN(comm, bsend(buf, count, datatype, dest, tag, comm));
 }
 
-/* The status of a blocking receive: MPI_ERROR is left alone, as MPI specifies for single completions. */
-static void recv_status(MPI_Status *status, const nocmsg_status *st, int err)
-{
-    if (status && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) {
-        int error = status->MPI_ERROR;
-        mpi_status_from(status, st);
-        status->MPI_ERROR = error;
-    }
-}
-
 __attribute__((noinline, cold)) static int recv_general(void *buf, int count, MPI_Datatype datatype, int source,
                                                         int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -349,11 +357,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         free(sv.packed);
         mpi_view_finish(&rv, recvbuf, rt, err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE ? st.count_bytes : 0);
     }
-    if (status && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) {
-        int error = status->MPI_ERROR;
-        mpi_status_from(status, &st);
-        status->MPI_ERROR = error;
-    }
+    recv_status(status, &st, err);
     MPI_RETURN(comm, err);
 }
 
@@ -376,11 +380,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
         err = nocmsg_sendrecv_replace(v.data, (int)bytes, NOCMSG_BYTE, dest, sendtag, source, recvtag, comm, &st);
         mpi_view_finish(&v, buf, t, err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE ? st.count_bytes : 0);
     }
-    if (status && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) {
-        int error = status->MPI_ERROR;
-        mpi_status_from(status, &st);
-        status->MPI_ERROR = error;
-    }
+    recv_status(status, &st, err);
     MPI_RETURN(comm, err);
 }
 
@@ -698,9 +698,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!request)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_REQUEST);
     if (inactive(*request)) {
-        MPI_Status empty;
-        mpi_status_empty(&empty);
-        status_out(status, &empty, 0);
+        empty_out(status, 0);
         return MPI_SUCCESS;
     }
     while (!request_poll(*request))
@@ -714,9 +712,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (!request || !flag)
         MPI_RETURN(MPI_COMM_WORLD, !request ? MPI_ERR_REQUEST : MPI_ERR_ARG);
     if (inactive(*request)) {
-        MPI_Status empty;
-        mpi_status_empty(&empty);
-        status_out(status, &empty, 0);
+        empty_out(status, 0);
         *flag = 1;
         return MPI_SUCCESS;
     }
@@ -740,9 +736,7 @@ static int retire_all(int count, MPI_Request requests[], MPI_Status statuses[], 
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
         if (inactive(requests[i])) {
-            MPI_Status empty;
-            mpi_status_empty(&empty);
-            status_out(st, &empty, 1);
+            empty_out(st, 1);
             continue;
         }
         *comm = requests[i]->comm;
@@ -837,9 +831,7 @@ static int any_common(int count, MPI_Request requests[], int *index, int *flag, 
     }
     *flag = 1;
     if (i == MPI_UNDEFINED) {
-        MPI_Status empty;
-        mpi_status_empty(&empty);
-        status_out(status, &empty, 0);
+        empty_out(status, 0);
         *index = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
@@ -941,9 +933,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!flag)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_ARG);
     if (inactive(request)) {
-        MPI_Status empty;
-        mpi_status_empty(&empty);
-        status_out(status, &empty, 0);
+        empty_out(status, 0);
         *flag = 1;
         return MPI_SUCCESS;
     }
@@ -999,11 +989,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     nocmsg_status st;
     mpi_progress_nbc();
     int err = nocmsg_iprobe(source, tag, comm, flag, &st);
-    if (err == MPI_SUCCESS && *flag && status) {
-        int error = status->MPI_ERROR;
-        mpi_status_from(status, &st);
-        status->MPI_ERROR = error;
-    }
+    if (err == MPI_SUCCESS && *flag)
+        recv_status(status, &st, err);
     MPI_RETURN(comm, err);
 }
 
@@ -1017,11 +1004,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         if (err != MPI_SUCCESS)
             MPI_RETURN(comm, err);
         if (flag) {
-            if (status) {
-                int error = status->MPI_ERROR;
-                mpi_status_from(status, &st);
-                status->MPI_ERROR = error;
-            }
+            recv_status(status, &st, err);
             return MPI_SUCCESS;
         }
         nocmsg_engine_block();
