@@ -67,11 +67,19 @@ impl FromStr for RateRange {
     }
 }
 
-/// A comma-separated list of node ids.
-pub fn parse_nodes(s: &str) -> Result<Vec<u32>, String> {
-    s.split(',')
-        .map(|v| v.trim().parse::<u32>().map_err(|_| format!("node list '{s}': '{v}' is not a node id")))
-        .collect()
+/// A comma-separated list of node ids, as one value. (A parser returning a bare `Vec` would make clap store a `Vec`
+/// where the derive code reads back single ids: the mismatch panicked on every use of `--hotspot-nodes`.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeList(pub Vec<u32>);
+
+impl FromStr for NodeList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        s.split(',')
+            .map(|v| v.trim().parse::<u32>().map_err(|_| format!("node list '{s}': '{v}' is not a node id")))
+            .collect::<Result<_, _>>()
+            .map(NodeList)
+    }
 }
 
 #[cfg(test)]
@@ -118,7 +126,7 @@ mod tests {
 
     #[test]
     fn node_lists() {
-        assert_eq!(parse_nodes("1, 2,3"), Ok(vec![1, 2, 3]));
-        assert!(parse_nodes("1,x").unwrap_err().contains("'x'"));
+        assert_eq!("1, 2,3".parse::<NodeList>(), Ok(NodeList(vec![1, 2, 3])));
+        assert!("1,x".parse::<NodeList>().unwrap_err().contains("'x'"));
     }
 }

@@ -9,6 +9,8 @@ mod args;
 mod bench;
 mod deadlock_demo;
 mod native;
+#[cfg(test)]
+mod option_samples;
 mod run;
 mod traffic;
 

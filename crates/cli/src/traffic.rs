@@ -1,6 +1,6 @@
 //! `nocmsg traffic`: a latency/throughput sweep of synthetic traffic.
 
-use crate::args::{parse_nodes, parse_rate, MeshSize, RateRange};
+use crate::args::{parse_rate, MeshSize, NodeList, RateRange};
 use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -53,8 +53,8 @@ pub struct TrafficArgs {
     #[arg(long, default_value_t = 16)]
     pub eject_queue_flits: u32,
     /// Nodes receiving the extra traffic of the hotspot pattern (default: the node nearest the mesh centre).
-    #[arg(long, value_parser = parse_nodes, value_name = "N,N,...")]
-    pub hotspot_nodes: Option<Vec<u32>>,
+    #[arg(long, value_name = "N,N,...")]
+    pub hotspot_nodes: Option<NodeList>,
     /// Fraction of packets sent to a hotspot node.
     #[arg(long, default_value_t = 0.2)]
     pub hotspot_fraction: f64,
@@ -130,7 +130,7 @@ impl TrafficArgs {
             watchdog_cycles: self.watchdog,
         };
         let mesh = network.mesh();
-        let hotspot = self.hotspot_nodes.clone().unwrap_or_else(|| {
+        let hotspot = self.hotspot_nodes.clone().map(|list| list.0).unwrap_or_else(|| {
             let centre = mesh.router_at(mesh.width / 2, mesh.height / 2);
             vec![centre.0 * mesh.concentration]
         });
