@@ -64,34 +64,69 @@ impl RunArgs {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct TileList(pub Vec<usize>);
+/// `--tiles` as written: inclusive ranges in list order, not expanded. A range can name more tiles than memory
+/// holds (`0-99999999999`), so the bounds are checked against the chip ([`TileList::select`]) before expansion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileList {
+    pub text: String,
+    pub ranges: Vec<(u64, u64)>,
+}
 
-/// "0,2,4-7" -> [0, 2, 4, 5, 6, 7].
+/// "0,2,4-7" -> ranges (0,0), (2,2), (4,7).
 fn parse_tiles(s: &str) -> Result<TileList, String> {
-    let mut tiles = Vec::new();
+    let mut ranges = Vec::new();
     for part in s.split(',') {
         let part = part.trim();
-        let num = |v: &str| v.trim().parse::<usize>().map_err(|_| format!("tile list '{s}': '{v}' is not a tile number"));
+        let num = |v: &str| v.trim().parse::<u64>().map_err(|_| format!("tile list '{s}': '{v}' is not a tile number"));
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
                 if a > b {
                     return Err(format!("tile list '{s}': range {a}-{b} is empty"));
                 }
-                tiles.extend(a..=b);
+                ranges.push((a, b));
             }
-            None => tiles.push(num(part)?),
+            None => {
+                let t = num(part)?;
+                ranges.push((t, t));
+            }
         }
     }
-    Ok(TileList(tiles))
+    Ok(TileList { text: s.to_string(), ranges })
+}
+
+impl TileList {
+    /// The tiles in list order (ranks follow it), once every tile is known to exist on a chip `chip` of `tiles`
+    /// tiles and none is named twice; the expansion is then at most `tiles` long.
+    pub fn select(&self, chip: &str, tiles: usize) -> Result<Vec<usize>, String> {
+        let last = tiles as u64 - 1;
+        let context = |what: String| format!("--tiles {}: {what}: chip {chip} has tiles 0..{last}", self.text);
+        for &(a, b) in &self.ranges {
+            if a > last {
+                return Err(context(format!("tile {a} does not exist")));
+            }
+            if b > last {
+                return Err(context(format!("range {a}-{b} goes past the last tile")));
+            }
+        }
+        // Overlaps, by start: a range starting at or before the furthest end so far repeats its first tile.
+        let mut by_start = self.ranges.clone();
+        by_start.sort_unstable();
+        let mut furthest: Option<u64> = None;
+        for &(a, b) in &by_start {
+            if furthest.is_some_and(|end| a <= end) {
+                return Err(format!("--tiles {}: tile {a} is selected twice", self.text));
+            }
+            furthest = Some(furthest.map_or(b, |end| end.max(b)));
+        }
+        Ok(self.ranges.iter().flat_map(|&(a, b)| a as usize..=b as usize).collect())
+    }
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let config = ChipConfig::load(&args.chip).map_err(|e| Exit::Usage(e.to_string()))?;
-    let program = Program::load(&args.program()).map_err(|e| Exit::Usage(e.to_string()))?;
     let tiles = match (&args.tiles, args.cores) {
-        (Some(list), _) => list.0.clone(),
+        (Some(list), _) => list.select(&config.name, config.tiles()).map_err(Exit::Usage)?,
         (None, Some(n)) => {
             if n == 0 || n > config.tiles() {
                 return Err(Exit::Usage(format!("--cores {n}: chip {} has {} cores", config.name, config.tiles())).into());
@@ -100,6 +135,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         (None, None) => (0..config.tiles()).collect(),
     };
+    let program = Program::load(&args.program()).map_err(|e| Exit::Usage(e.to_string()))?;
     let work_dir = match &args.work_dir {
         Some(d) => d.clone(),
         None => std::env::current_dir().context("cannot determine the current directory")?,
@@ -218,11 +254,43 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    fn select(s: &str, tiles: usize) -> Result<Vec<usize>, String> {
+        parse_tiles(s)?.select("c", tiles)
+    }
+
     #[test]
     fn tile_lists() {
-        assert_eq!(parse_tiles("0,2,4-6").unwrap().0, vec![0, 2, 4, 5, 6]);
-        assert_eq!(parse_tiles("3").unwrap().0, vec![3]);
+        assert_eq!(select("0,2,4-6", 16).unwrap(), vec![0, 2, 4, 5, 6]);
+        assert_eq!(select("3", 16).unwrap(), vec![3]);
+        assert_eq!(select("9-11,0,5-6", 16).unwrap(), vec![9, 10, 11, 0, 5, 6], "ranks follow the list order");
+        assert_eq!(select("0-15", 16).unwrap().len(), 16);
         assert!(parse_tiles("1,x").unwrap_err().contains("'x' is not a tile number"));
         assert!(parse_tiles("5-2").unwrap_err().contains("empty"));
+        assert!(parse_tiles("0-99999999999999999999999").unwrap_err().contains("not a tile number"));
+    }
+
+    /// Issue 14 item 7: `--tiles 0-99999999999` expanded 10^11 tiles (800 GB) before any check.
+    #[test]
+    fn huge_ranges_are_checked_against_the_chip_before_expansion() {
+        let list = parse_tiles("0-99999999999").unwrap();
+        assert_eq!(list.ranges, vec![(0, 99_999_999_999)]);
+        assert_eq!(list.select("pimp-4x4", 16).unwrap_err(), "--tiles 0-99999999999: range 0-99999999999 goes past the last tile: chip pimp-4x4 has tiles 0..15");
+        assert!(select("3,16", 16).unwrap_err().contains("tile 16 does not exist: chip c has tiles 0..15"));
+        assert!(select("0-3,18446744073709551615", 16).unwrap_err().contains("tile 18446744073709551615 does not exist"));
+    }
+
+    #[test]
+    fn overlaps_and_duplicates_name_the_tile() {
+        assert!(select("1,1", 16).unwrap_err().contains("tile 1 is selected twice"));
+        assert!(select("0-7,4", 16).unwrap_err().contains("tile 4 is selected twice"));
+        assert!(select("8-15,0-8", 16).unwrap_err().contains("tile 8 is selected twice"));
+        assert!(select("8-15,3,0-8", 16).unwrap_err().contains("tile 3 is selected twice"));
+        assert!(select("0-3,10-12,4-9,13-15", 16).is_ok());
+        // Many ranges cost a sort, not a scan per pair or per tile.
+        let many: Vec<String> = (0..100_000u64).rev().map(|t| t.to_string()).collect();
+        assert_eq!(select(&many.join(","), 100_000).unwrap().len(), 100_000);
+        let mut dup = many.clone();
+        dup.push("77".into());
+        assert!(select(&dup.join(","), 100_000).unwrap_err().contains("tile 77 is selected twice"));
     }
 }

@@ -63,3 +63,79 @@ fn every_traffic_and_deadlock_demo_option_runs() {
     assert!(out.status.success(), "{}", show(&out));
     assert!(text(&out.stdout).contains("\"clocking\":\"visit-all\""), "{}", show(&out));
 }
+
+/// `tests/programs/hello.c` built for the simulated cores, once per test run.
+fn hello_elf() -> String {
+    static ELF: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ELF.get_or_init(|| {
+        let out = scratch("cli-options-hello").join("hello.elf");
+        run_checked(
+            Command::new(root().join("bin/nocmsg-cc")).arg("-O2").arg(root().join("tests/programs/hello.c")).arg("-o").arg(&out),
+            "nocmsg-cc hello.c",
+        );
+        out.display().to_string()
+    })
+    .clone()
+}
+
+/// Runs `nocmsg` and returns its output, its wall time and its peak resident memory in KiB (from `wait4`).
+fn measured(args: &[&str], env: &[(&str, &str)]) -> (Output, std::time::Duration, u64) {
+    use std::io::Read;
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(std::env::temp_dir())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("nocmsg starts");
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        stderr.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut out = Vec::new();
+    stdout.read_to_end(&mut out).unwrap();
+    let err = err_reader.join().unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 reaps exactly this child, which std has not waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4: {}", std::io::Error::last_os_error());
+    let elapsed = started.elapsed();
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output { status: std::process::ExitStatus::from_raw(status), stdout: out, stderr: err };
+    (output, elapsed, usage.ru_maxrss as u64)
+}
+
+/// Issue 14 item 7: `run --tiles 0-99999999999` tried to allocate 800 GB and aborted.
+#[test]
+fn huge_tile_ranges_and_core_counts_are_refused_at_once() {
+    let (elf, c4) = (hello_elf(), chip("pimp-4x4"));
+    let cases: &[(&[&str], &str)] = &[
+        (&["--tiles", "0-99999999999"], "--tiles 0-99999999999: range 0-99999999999 goes past the last tile: chip pimp-4x4 has tiles 0..15"),
+        (&["--tiles", "0-4000000000"], "chip pimp-4x4 has tiles 0..15"),
+        (&["--tiles", "3,99999999999-99999999999"], "tile 99999999999 does not exist: chip pimp-4x4 has tiles 0..15"),
+        (&["--tiles", "0-15,4"], "tile 4 is selected twice"),
+        (&["--cores", "99999999999"], "--cores 99999999999: chip pimp-4x4 has 16 cores"),
+        (&["--cores", "999999999999999999999999"], "--cores"),
+    ];
+    for (opts, want) in cases {
+        let mut args = vec!["run", "--chip", &c4];
+        args.extend_from_slice(opts);
+        args.push(&elf);
+        let (out, elapsed, peak_kib) = measured(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line\n{}", show(&out));
+        assert!(err.contains(want), "{args:?}: want {want:?}\n{}", show(&out));
+        assert!(elapsed.as_secs_f64() < 1.0, "{args:?} took {elapsed:?}");
+        assert!(peak_kib < 64 * 1024, "{args:?} peaked at {peak_kib} KiB");
+    }
+    // The tiles that exist still run, in list order.
+    let out = nocmsg(&["run", "--chip", &c4, "--tiles", "15,0-1", &elf], &std::env::temp_dir());
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout).lines().count(), 3, "{}", show(&out));
+}
