@@ -138,6 +138,12 @@ impl NetworkConfig {
         Ok(())
     }
 
+    /// The memory a network of this configuration needs: what it allocates when built, and what each packet in
+    /// flight adds. Known before anything is allocated, so a configuration the machine cannot hold can be refused.
+    pub fn memory(&self) -> crate::network::NetworkMemory {
+        crate::network::memory(self)
+    }
+
     /// Cycles from the start of switch allocation until the flit enters the next router's input buffer.
     pub(crate) fn switch_to_next_buffer_cycles(&self) -> u64 {
         self.traversal_cycles() + u64::from(self.link_latency_cycles) + 1

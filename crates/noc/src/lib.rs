@@ -28,7 +28,7 @@ pub mod watchdog;
 
 pub use config::{ConfigError, NetworkConfig, RouterPipeline};
 pub use endpoint::EjectFront;
-pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network};
+pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network, NetworkMemory};
 pub use routing::Routing;
 pub use stats::{Delivery, Histogram, LinkStats};
 pub use topology::{Direction, Mesh};

@@ -215,6 +215,104 @@ pub(crate) struct Timing {
     pub credit_delay: u64,
 }
 
+impl Timing {
+    pub(crate) fn of(cfg: &NetworkConfig) -> Timing {
+        let traversal = cfg.traversal_cycles();
+        Timing {
+            stage_gap: traversal,
+            traversal,
+            to_next_buffer: cfg.switch_to_next_buffer_cycles(),
+            to_eject: cfg.switch_to_eject_cycles(),
+            credit_delay: u64::from(cfg.credit_delay_cycles),
+        }
+    }
+
+    /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
+    /// trip to the next buffer plus its stage gap, or a credit's return.
+    fn calendar_span(&self) -> u64 {
+        self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay
+    }
+}
+
+/// Slots of each input VC's flit ring and of each output VC's credit ring (powers of two, see `buf_mask`).
+fn ring_slots(depth: usize, eject_depth: usize) -> (usize, usize) {
+    ((depth - 1).max(1).next_power_of_two(), depth.max(eject_depth).next_power_of_two())
+}
+
+/// What a network of some configuration holds in memory ([`NetworkConfig::memory`]), known before it is built so
+/// that a configuration too large for the machine can be refused instead of aborting on an allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkMemory {
+    /// Allocated when the network is built, whatever the traffic: the flit buffer of every port and VC, credit
+    /// rings, channels, per-node state and ejection queues, the routing table, the calendars, link statistics, and
+    /// the list of packets delivered in one cycle.
+    pub fixed_bytes: u64,
+    /// Added by each packet queued at a source or in flight: its record, its source-queue entry and, once
+    /// delivered, its slot in the free list (records are reused, so this counts the most packets alive at once).
+    pub bytes_per_packet: u64,
+    /// Flit slots of all input VC buffers and ejection queues.
+    pub buffer_flits: u64,
+    /// Input VC buffers and ejection queues.
+    pub buffers: u64,
+}
+
+impl NetworkMemory {
+    /// The most packets of `packet_flits` flits the buffers can hold at once: a buffer of `d` flits holds at most
+    /// `d / packet_flits` whole packets and the ends of two more.
+    pub fn packets_in_buffers(&self, packet_flits: u64) -> u64 {
+        self.buffer_flits / packet_flits.max(1) + 2 * self.buffers
+    }
+}
+
+/// Bytes of the arrays [`Network::new`] allocates, computed from the same sizes and formulas.
+fn built_bytes(cfg: &NetworkConfig) -> u64 {
+    use std::mem::size_of;
+    let mesh = cfg.mesh();
+    let (routers, nodes, ports, vcs) = (mesh.routers() as u64, mesh.nodes() as u64, mesh.ports() as u64, u64::from(cfg.vcs));
+    let (buf_slots, credit_slots) = ring_slots(cfg.buffer_depth_flits as usize, cfg.eject_queue_flits as usize);
+    let (buf_slots, credit_slots) = (buf_slots as u64, credit_slots as u64);
+    let n_ivc = routers * ports * vcs;
+    let n_ovc = n_ivc + nodes * vcs;
+    let channels = routers * ports;
+    let span = Timing::of(cfg).calendar_span();
+    let bytes = |count: u64, each: usize| count.saturating_mul(each as u64);
+    let route_table = if routers as usize <= ROUTE_TABLE_MAX_ROUTERS { routers * routers } else { 0 };
+    [
+        bytes(n_ivc, size_of::<InputVc>()),
+        bytes(n_ivc * buf_slots, size_of::<Flit>()),
+        bytes(n_ovc, size_of::<OutputVc>()),
+        bytes(n_ovc * credit_slots, size_of::<u64>()),
+        bytes(channels, size_of::<InLink>() + size_of::<OutLink>()),
+        bytes(routers, size_of::<(u32, u32)>()),
+        bytes(nodes, size_of::<NodeLoc>()),
+        Calendar::bytes(span, routers as usize),
+        Calendar::bytes(span, nodes as usize),
+        route_table,
+        bytes(3 * channels, size_of::<u8>()),
+        bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
+        bytes(2 * nodes * vcs, size_of::<u16>()),
+        bytes(nodes, size_of::<NodeState>()),
+        bytes(channels, size_of::<u64>()),
+    ]
+    .into_iter()
+    .fold(0u64, u64::saturating_add)
+}
+
+/// See [`NetworkConfig::memory`].
+pub(crate) fn memory(cfg: &NetworkConfig) -> NetworkMemory {
+    use std::mem::size_of;
+    let mesh = cfg.mesh();
+    let (routers, nodes, ports, vcs) = (mesh.routers() as u64, mesh.nodes() as u64, mesh.ports() as u64, u64::from(cfg.vcs));
+    let (n_ivc, n_ej) = (routers * ports * vcs, nodes * vcs);
+    NetworkMemory {
+        // Each node drains at most one flit per cycle, so at most one delivery per node is listed per cycle.
+        fixed_bytes: built_bytes(cfg).saturating_add(nodes.saturating_mul(size_of::<Delivery>() as u64)),
+        bytes_per_packet: (size_of::<PacketRecord>() + size_of::<u32>() + size_of::<u32>()) as u64,
+        buffer_flits: n_ivc * u64::from(cfg.buffer_depth_flits) + n_ej * u64::from(cfg.eject_queue_flits),
+        buffers: n_ivc + n_ej,
+    }
+}
+
 /// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
 /// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
 /// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + stage_gap`, together with the
@@ -326,8 +424,7 @@ impl Network {
         let nodes = mesh.nodes();
         let n_ivc = routers * ports * vcs;
         let inject_ovc_base = n_ivc;
-        let buf_slots = (depth - 1).max(1).next_power_of_two();
-        let credit_slots = depth.max(eject_depth).next_power_of_two();
+        let (buf_slots, credit_slots) = ring_slots(depth, eject_depth);
         let idle_ovc =
             OutputVc { owner: NO_OWNER, credits: depth as u16, pend_head: 0, pend_len: 0, first_landing: 0, free_from: 0 };
         let mut ovc = vec![idle_ovc; n_ivc + nodes * vcs];
@@ -360,14 +457,7 @@ impl Network {
                 }
             }
         }
-        let traversal = cfg.traversal_cycles();
-        let timing = Timing {
-            stage_gap: traversal,
-            traversal,
-            to_next_buffer: cfg.switch_to_next_buffer_cycles(),
-            to_eject: cfg.switch_to_eject_cycles(),
-            credit_delay: u64::from(cfg.credit_delay_cycles),
-        };
+        let timing = Timing::of(&cfg);
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
@@ -414,10 +504,8 @@ impl Network {
                 })
                 .collect(),
             port_of_bit,
-            // Nothing is filed further ahead than a flit's trip to the next buffer plus its stage gap, or a
-            // credit's return.
-            router_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay, routers),
-            node_calendar: Calendar::new(timing.to_next_buffer + timing.stage_gap + timing.traversal + timing.credit_delay, nodes),
+            router_calendar: Calendar::new(timing.calendar_span(), routers),
+            node_calendar: Calendar::new(timing.calendar_span(), nodes),
             route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
@@ -964,5 +1052,81 @@ impl Network {
         let ring = (1..vc.pend_len as usize).map(|k| self.ovc_pending[((vc.pend_head as usize + k - 1) & self.credit_mask) * self.ovc.len() + o]);
         let landed = (vc.pend_len > 0).then_some(vc.first_landing).into_iter().chain(ring).filter(|&at| at <= self.now).count();
         vc.credits as usize + landed
+    }
+}
+
+#[cfg(test)]
+mod memory_tests {
+    use super::*;
+    use crate::config::RouterPipeline;
+
+    /// Heap bytes a built network holds, from the capacities of its arrays.
+    fn heap_bytes(net: &Network) -> u64 {
+        fn b<T>(v: &Vec<T>) -> u64 {
+            (v.capacity() * std::mem::size_of::<T>()) as u64
+        }
+        let nodes_extra: u64 = net.nodes.iter().map(|n| (n.source.capacity() * 4) as u64).sum();
+        b(&net.ivc)
+            + b(&net.buf)
+            + b(&net.ovc)
+            + b(&net.ovc_pending)
+            + b(&net.in_link)
+            + b(&net.out_link)
+            + b(&net.router_xy)
+            + b(&net.node_loc)
+            + net.router_calendar.heap_bytes()
+            + net.node_calendar.heap_bytes()
+            + b(&net.route_table)
+            + b(&net.rr_va)
+            + b(&net.rr_sa_in)
+            + b(&net.rr_sa_out)
+            + b(&net.ej_buf)
+            + b(&net.ej_head)
+            + b(&net.ej_len)
+            + b(&net.nodes)
+            + nodes_extra
+            + b(&net.links.flits)
+            + b(&net.packets)
+            + b(&net.free_packets)
+            + b(&net.active_nodes)
+            + b(&net.delivered)
+    }
+
+    /// The estimate counts exactly what `Network::new` allocates, for every shape of the arrays: concentration,
+    /// VCs, buffer and ejection depths (ring rounding), both pipelines, and meshes with and without a route table.
+    #[test]
+    fn the_fixed_estimate_is_what_new_allocates() {
+        let cases = [
+            NetworkConfig::default(),
+            NetworkConfig { width: 3, height: 5, concentration: 4, vcs: 3, buffer_depth_flits: 5, eject_queue_flits: 40, ..Default::default() },
+            NetworkConfig { width: 33, height: 32, vcs: 8, buffer_depth_flits: 64, pipeline: RouterPipeline::OneStage, ..Default::default() },
+            NetworkConfig { width: 1, height: 1, buffer_depth_flits: 1, eject_queue_flits: 1, credit_delay_cycles: 9, link_latency_cycles: 30, ..Default::default() },
+        ];
+        for cfg in cases {
+            let net = Network::new(cfg.clone()).unwrap();
+            let estimate = cfg.memory();
+            let delivered = (cfg.mesh().nodes() * std::mem::size_of::<Delivery>()) as u64;
+            assert_eq!(estimate.fixed_bytes - delivered, heap_bytes(&net), "{cfg:?}");
+        }
+    }
+
+    /// Issue 14 item 8: the configuration that aborted on a 64 GiB allocation is priced before it is built.
+    #[test]
+    fn the_issue_configuration_needs_its_flit_buffers_and_more() {
+        let cfg = NetworkConfig { width: 1024, height: 1024, concentration: 4, vcs: 8, buffer_depth_flits: 64, ..Default::default() };
+        let m = cfg.memory();
+        let buffers = 1024 * 1024 * 8 * 8 * 64 * 16u64; // routers x ports x VCs x 64 ring slots x 16-byte flits
+        assert!(m.fixed_bytes > buffers && m.fixed_bytes < 2 * buffers, "{m:?}");
+        assert_eq!(m.buffers, 1024 * 1024 * 8 * 8 + 4 * 1024 * 1024 * 8);
+    }
+
+    #[test]
+    fn packets_in_buffers_bounds_whole_and_partial_packets() {
+        let cfg = NetworkConfig { width: 2, height: 1, buffer_depth_flits: 4, eject_queue_flits: 4, ..Default::default() };
+        let m = cfg.memory();
+        assert_eq!(m.buffers, 2 * 5 + 2);
+        assert_eq!(m.buffer_flits, 4 * 12);
+        assert_eq!(m.packets_in_buffers(1), 48 + 24);
+        assert_eq!(m.packets_in_buffers(4), 12 + 24);
     }
 }

@@ -24,9 +24,23 @@ pub(crate) struct Calendar {
 impl Calendar {
     /// A wheel for `ids` ids and wake-ups at most `span` cycles ahead of the current cycle.
     pub(crate) fn new(span: u64, ids: usize) -> Calendar {
-        let slots = (span + 1).next_power_of_two();
-        let words = ids.div_ceil(64).max(1);
+        let (slots, words) = Calendar::shape(span, ids);
         Calendar { bits: vec![0; slots as usize * words], words, mask: slots - 1 }
+    }
+
+    fn shape(span: u64, ids: usize) -> (u64, usize) {
+        ((span + 1).next_power_of_two(), ids.div_ceil(64).max(1))
+    }
+
+    /// Bytes of the bitmaps of a wheel built by `new(span, ids)`.
+    pub(crate) fn bytes(span: u64, ids: usize) -> u64 {
+        let (slots, words) = Calendar::shape(span, ids);
+        slots * words as u64 * 8
+    }
+
+    #[cfg(test)]
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        self.bits.capacity() as u64 * 8
     }
 
     /// Cycles ahead of the current one a wake-up may be filed.
