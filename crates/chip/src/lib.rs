@@ -19,6 +19,7 @@ pub mod config;
 pub mod console;
 pub mod core;
 pub mod elf;
+pub mod footprint;
 pub mod ni;
 pub mod semihost;
 pub mod stats;

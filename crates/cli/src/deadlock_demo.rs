@@ -43,6 +43,10 @@ pub fn run(args: DeadlockDemoArgs) -> Result<()> {
         ..Default::default()
     };
     cfg.validate().map_err(|e| Exit::Usage(e.to_string()))?;
+    let memory = cfg.memory();
+    let needed = crate::footprint::PROCESS_BASE_BYTES + memory.fixed_bytes + 2 * memory.bytes_per_packet;
+    let what = format!("a {}x{} mesh with {}-flit buffers", cfg.width, cfg.height, cfg.buffer_depth_flits);
+    crate::footprint::check(needed, &what, "")?;
     let nodes = cfg.mesh().nodes() as u32;
     for (name, n) in [("--a", args.a), ("--b", args.b)] {
         if n >= nodes {

@@ -8,6 +8,7 @@
 mod args;
 mod bench;
 mod deadlock_demo;
+mod footprint;
 mod native;
 #[cfg(test)]
 mod option_samples;

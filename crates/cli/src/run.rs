@@ -136,6 +136,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (None, None) => (0..config.tiles()).collect(),
     };
     let program = Program::load(&args.program()).map_err(|e| Exit::Usage(e.to_string()))?;
+    let memory = chip::footprint::estimate(&config, &program, tiles.len(), args.profile.is_some());
+    crate::footprint::check(
+        crate::footprint::PROCESS_BASE_BYTES.saturating_add(memory.total_bytes()),
+        &format!("chip {} on {} cores", config.name, tiles.len()),
+        &format!(
+            "{} per core for its state and the program image, {} for the network",
+            crate::footprint::human(memory.per_core_bytes),
+            crate::footprint::human(memory.network_bytes)
+        ),
+    )?;
     let work_dir = match &args.work_dir {
         Some(d) => d.clone(),
         None => std::env::current_dir().context("cannot determine the current directory")?,

@@ -209,12 +209,78 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// The memory a sweep needs at its peak, in bytes: the process, and for each point running at once its networks,
+/// its packets and its bookkeeping; with a description of where it goes.
+pub fn memory_needed(spec: &TrafficSpec, rates: &[f64], jobs: usize) -> (u64, String) {
+    let net = spec.network.memory();
+    let mesh = spec.network.mesh();
+    let (nodes, channels) = (mesh.nodes() as u64, (mesh.routers() * mesh.ports()) as u64);
+    let networks = u64::from(spec.networks);
+    let flits = u64::from(spec.packet_flits);
+    let rate = rates.iter().copied().fold(0.0, f64::max);
+    // The longest a point runs: warm-up, window, drain, and the 256 cycles between two checks of the queues.
+    let cycles = spec.warmup_cycles.saturating_add(spec.measure_cycles).saturating_add(spec.drain_limit_cycles).saturating_add(256);
+    // Packets alive at once: queued at the sources and held in the buffers (one packet per node may be half
+    // injected), but never more than are created (10% above the mean, against the randomness of injection). The
+    // run stops when the queued flits exceed --max-queue-flits per node, checked every 256 cycles, but not before
+    // the warm-up has ended, so during the warm-up the queues grow as fast as packets are created.
+    let per_node = |cycles: u64| (1.1 * rate * cycles as f64).ceil() as u64;
+    let queue_bound = spec.max_queue_flits_per_node.saturating_add(per_node(256)).max(per_node(spec.warmup_cycles + 1));
+    let queued_flits = nodes.saturating_mul(queue_bound);
+    let alive = (queued_flits / flits + nodes).saturating_add(networks.saturating_mul(net.packets_in_buffers(flits)));
+    let created = (1.1 * rate / flits as f64 * nodes as f64 * cycles as f64) as u64 + 64;
+    // Records and queues grow by doubling: in place, or into new arrays while the heap keeps the smaller ones left
+    // behind (up to twice their size). The first point of a thread grows mostly in place (a saturated 16x16 point
+    // peaked at 0.9x the packets' own bytes); points that follow one another in a thread reuse a heap the earlier
+    // ones fragmented (a sweep of ten 16x16 points: 1.75x). Counted at 1.25x and 1.75x.
+    let parallel = jobs.clamp(1, rates.len().max(1)) as u64;
+    let growth_quarters = if rates.len() as u64 > parallel { 7 } else { 5 };
+    let packets = alive.min(created).saturating_mul(net.bytes_per_packet).saturating_mul(growth_quarters) / 4;
+    // Per node: the next network to use, router coordinates, the permutation and a row of the traffic matrix; link
+    // counters snapshotted at the window's start and end; a latency histogram of packets and one of the network.
+    let bookkeeping = nodes * (4 + 8 + 4 + 16) + networks * channels * 8 * 3 + 2 * 8 * cycles;
+    let networks_bytes = networks.saturating_mul(net.fixed_bytes);
+    let point = networks_bytes.saturating_add(packets).saturating_add(bookkeeping);
+    let total = crate::footprint::PROCESS_BASE_BYTES.saturating_add(parallel.saturating_mul(point));
+    let human = crate::footprint::human;
+    let mut why = format!(
+        "{} for the network{} and {} for packets queued or in flight, which --max-queue-flits ({} per node) bounds",
+        human(networks_bytes),
+        if networks > 1 { "s" } else { "" },
+        human(packets),
+        spec.max_queue_flits_per_node
+    );
+    if parallel > 1 {
+        why = format!("{why}, for each of {parallel} rates run at once (--jobs)");
+    }
+    (total, why)
+}
+
+/// "a 1024x1024 mesh with concentration 4, 8 VCs of 64 flits"
+fn describe(spec: &TrafficSpec) -> String {
+    let n = &spec.network;
+    // "an 8x8", "an 18x18", "a 16x16"
+    let w = n.width.to_string();
+    let vowel = w.starts_with('8') || ((w.starts_with("11") || w.starts_with("18")) && w.len() % 3 == 2);
+    let mut text = format!("{} {}x{} mesh", if vowel { "an" } else { "a" }, n.width, n.height);
+    if n.concentration > 1 {
+        text += &format!(" with concentration {}", n.concentration);
+    }
+    text += &format!(", {} VC{} of {} flits", n.vcs, if n.vcs > 1 { "s" } else { "" }, n.buffer_depth_flits);
+    if spec.networks > 1 {
+        text += &format!(", {} networks", spec.networks);
+    }
+    text
+}
+
 pub fn run(args: TrafficArgs) -> Result<()> {
     let spec = args.spec()?;
     if args.jobs == 0 {
         return Err(Exit::Usage("--jobs must be at least 1".into()).into());
     }
     let rates = args.rate_list();
+    let (needed, why) = memory_needed(&spec, &rates, args.jobs);
+    crate::footprint::check(needed, &describe(&spec), &why)?;
     let points = sweep(&spec, &rates, args.jobs)?;
     let mesh = format!("{}x{}", spec.network.width, spec.network.height);
     let rows: Vec<Row> = points

@@ -78,7 +78,9 @@ fn hello_elf() -> String {
     .clone()
 }
 
-/// Runs `nocmsg` and returns its output, its wall time and its peak resident memory in KiB (from `wait4`).
+/// Runs `nocmsg` and returns its output, its wall time and its peak resident memory in KiB (from `wait4`, which
+/// reaps the child instead of `Child::wait`).
+#[allow(clippy::zombie_processes)]
 fn measured(args: &[&str], env: &[(&str, &str)]) -> (Output, std::time::Duration, u64) {
     use std::io::Read;
     let started = std::time::Instant::now();
@@ -138,4 +140,104 @@ fn huge_tile_ranges_and_core_counts_are_refused_at_once() {
     let out = nocmsg(&["run", "--chip", &c4, "--tiles", "15,0-1", &elf], &std::env::temp_dir());
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(text(&out.stdout).lines().count(), 3, "{}", show(&out));
+}
+
+/// The figure after "needs about " in a refusal, in bytes.
+fn needs_about(stderr: &str) -> u64 {
+    let rest = stderr.split("needs about ").nth(1).unwrap_or_else(|| panic!("no 'needs about' in {stderr:?}"));
+    let mut words = rest.split_whitespace();
+    let value: f64 = words.next().unwrap().parse().unwrap();
+    let unit = words.next().unwrap().trim_end_matches([',', ';', '(']);
+    let scale = match unit {
+        "bytes" => 1u64,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "TiB" => 1 << 40,
+        other => panic!("unit {other:?} in {stderr:?}"),
+    };
+    (value * scale as f64) as u64
+}
+
+fn write_chip(dir: &std::path::Path, name: &str, mesh: &str) -> String {
+    let path = dir.join(format!("{name}.toml"));
+    let toml = format!("name = \"{name}\"\nmesh = {{ {mesh} }}\ncore = {{ frequency_mhz = 500, memory_kib = 1024 }}\n[ni]\nkind = \"pimp\"\n");
+    std::fs::write(&path, toml).unwrap();
+    path.display().to_string()
+}
+
+/// Issue 14 item 8: `traffic --mesh 1024x1024 --concentration 4 --vcs 8 --buffer-flits 64` aborted on a 64 GiB
+/// allocation after 17 s and 5 GB. It, a chip of 4M tiles and a deadlock demo with 4096-flit buffers on a
+/// 1024x1024 mesh are refused at once, without allocating, saying how much they need.
+#[test]
+fn configurations_too_large_for_the_machine_are_refused_before_anything_is_built() {
+    let dir = scratch("too-large");
+    let huge = write_chip(&dir, "huge", "width = 1024, height = 1024, concentration = 4");
+    let elf = hello_elf();
+    let issue = ["traffic", "--mesh", "1024x1024", "--concentration", "4", "--vcs", "8", "--buffer-flits", "64", "--rate", "0.01"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (issue.to_vec(), "nocmsg: error: a 1024x1024 mesh with concentration 4, 8 VCs of 64 flits needs about "),
+        (vec!["run", "--chip", &huge, &elf], "nocmsg: error: chip huge on 4194304 cores needs about "),
+        (vec!["deadlock-demo", "--mesh", "1024x1024", "--buffer-flits", "4096"], "nocmsg: error: a 1024x1024 mesh with 4096-flit buffers needs about "),
+    ];
+    for (args, want) in &cases {
+        let (out, elapsed, peak_kib) = measured(args, &[("NOCMSG_MEMORY_AVAILABLE", "16G")]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", show(&out));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line\n{}", show(&out));
+        assert!(err.starts_with(want) && err.trim_end().ends_with("; NOCMSG_MEMORY_AVAILABLE allows 16.0 GiB"), "{args:?}\n{}", show(&out));
+        assert!(needs_about(&err) > 64 << 30, "{args:?}: more than 64 GiB\n{err}");
+        assert!(elapsed.as_secs_f64() < 1.0, "{args:?} took {elapsed:?}");
+        assert!(peak_kib < 64 * 1024, "{args:?} peaked at {peak_kib} KiB");
+    }
+    // The issue's configuration: 64 GiB of flit buffers alone (1M routers x 8 ports x 8 VCs x 64 slots x 16 B).
+    let (out, _, _) = measured(&issue, &[("NOCMSG_MEMORY_AVAILABLE", "16G")]);
+    assert!(text(&out.stderr).contains("GiB for the network and "), "{}", show(&out));
+    // Without the override, this machine's own figure decides (where it has less than the configuration needs).
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let available_kib: u64 = meminfo.lines().find_map(|l| l.strip_prefix("MemAvailable:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(u64::MAX);
+    if available_kib < 128 << 20 {
+        let out = Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(issue).env_remove("NOCMSG_MEMORY_AVAILABLE").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert!(text(&out.stderr).contains(" available"), "{}", show(&out));
+    }
+    // A bad override is a usage error too.
+    let out = Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(["traffic", "--rate", "0.1"]).env("NOCMSG_MEMORY_AVAILABLE", "lots").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("NOCMSG_MEMORY_AVAILABLE=lots: not a size"), "{}", show(&out));
+}
+
+/// The estimates against the peak resident memory of real runs: never below it by more than 10%, at most 2.2x
+/// above it. Traffic runs are measured where the estimate's bounds are reached (saturated points fill their source
+/// queues up to --max-queue-flits; below saturation a run uses less than its estimate).
+#[test]
+fn memory_estimates_hold_against_measured_peaks() {
+    let elf = hello_elf();
+    let c32 = chip("pimp-32x32");
+    let profile = scratch("estimates").join("profile.json").display().to_string();
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["traffic", "--mesh", "16x16", "--rate", "0.9", "--measure", "20000", "-q"],
+        vec!["traffic", "--mesh", "32x32", "--rate", "0.05", "--vcs", "8", "--buffer-flits", "64", "--warmup", "100", "--measure", "300", "--drain-limit", "500", "--max-queue-flits", "10", "-q"],
+        vec!["traffic", "--mesh", "8x8", "--rates", "0.1:0.5:0.2", "-q"],
+        vec!["traffic", "--mesh", "16x16", "--rates", "0.5:0.9:0.4", "--jobs", "2", "--measure", "5000", "-q"],
+        vec!["traffic", "--mesh", "16x16", "--concentration", "2", "--networks", "2", "--packet-flits", "4", "--vcs", "2", "--rate", "0.9", "--measure", "5000", "-q"],
+        vec!["run", "--chip", &c32, &elf],
+        vec!["run", "--chip", &c32, "--profile", &profile, &elf],
+    ];
+    let mut report = Vec::new();
+    for args in &runs {
+        let (refused, _, _) = measured(args, &[("NOCMSG_MEMORY_AVAILABLE", "1")]);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}\n{}", show(&refused));
+        let estimate = needs_about(&text(&refused.stderr));
+        let (out, _, peak_kib) = measured(args, &[("NOCMSG_MEMORY_AVAILABLE", "unlimited")]);
+        assert!(out.status.success(), "{args:?}\n{}", show(&out));
+        let peak = peak_kib * 1024;
+        let line = format!("{:>8.1} MiB estimated, {:>8.1} MiB peak ({:.2}x): {}", estimate as f64 / 1048576.0, peak as f64 / 1048576.0, estimate as f64 / peak as f64, args.join(" "));
+        println!("{line}");
+        report.push((estimate, peak, line));
+    }
+    for (estimate, peak, line) in report {
+        assert!(peak as f64 <= 1.1 * estimate as f64, "the estimate is below the peak: {line}");
+        assert!(estimate as f64 <= 2.2 * peak as f64, "the estimate is far above the peak: {line}");
+    }
 }
