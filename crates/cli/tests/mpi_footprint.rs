@@ -5,8 +5,10 @@
 //!
 //! `tests/sim/mpi_footprint.c` is built twice with `bin/nocmsg-cc`: as an MPI program, and with `-DNO_MPI` making
 //! the same libc calls without MPI. The difference in their writable segments is the library's static data. The MPI
-//! build then runs on every core of pimp-4x4 (16 ranks) and pimp-8x8 (64), and prints how far the heap's break moved
-//! during `MPI_Init` on the rank where it moved most.
+//! build then runs on every core of pimp-4x4 (16 ranks), pimp-8x8 (64) and a 32x32 mesh (1024: pimp-32x32 with at
+//! least 1 MiB per core, since the program's code alone does not fit its smaller memory), and prints how far the
+//! heap's break moved during `MPI_Init` on the rank where it moved most. Per-rank state (a table entry per peer)
+//! grows with the rank count, so the largest chip is the one that counts.
 
 mod common;
 use common::*;
@@ -20,6 +22,7 @@ const LIMIT_BYTES: u64 = 64 * 1024;
 struct Builds {
     mpi: PathBuf,
     no_mpi: PathBuf,
+    dir: PathBuf,
 }
 
 fn builds() -> &'static Builds {
@@ -27,7 +30,7 @@ fn builds() -> &'static Builds {
     BUILDS.get_or_init(|| {
         let dir = scratch("mpi-footprint");
         let source = root().join("tests/sim/mpi_footprint.c");
-        let builds = Builds { mpi: dir.join("footprint.elf"), no_mpi: dir.join("footprint-no-mpi.elf") };
+        let builds = Builds { mpi: dir.join("footprint.elf"), no_mpi: dir.join("footprint-no-mpi.elf"), dir };
         for (flags, out) in [(&[][..], &builds.mpi), (&["-DNO_MPI"][..], &builds.no_mpi)] {
             run_checked(
                 Command::new(root().join("bin/nocmsg-cc"))
@@ -91,6 +94,28 @@ fn mpi_fixed_overhead_fits_in_64_kib_on_16_ranks() {
 #[test]
 fn mpi_fixed_overhead_fits_in_64_kib_on_64_ranks() {
     fits(&chip("pimp-8x8"), 64);
+}
+
+#[test]
+fn mpi_fixed_overhead_fits_in_64_kib_on_1024_ranks() {
+    // pimp-32x32 as shipped, with at least 1 MiB per core.
+    let preset = std::fs::read_to_string(chip("pimp-32x32")).expect("chips/pimp-32x32.toml");
+    let mut found = false;
+    let big: String = preset
+        .lines()
+        .map(|l| match l.trim().strip_prefix("memory_kib").and_then(|r| r.trim().strip_prefix('=')) {
+            Some(kib) => {
+                found = true;
+                let kib: u64 = kib.split('#').next().unwrap().trim().parse().expect("memory_kib is a number");
+                format!("memory_kib = {}\n", kib.max(1024))
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    assert!(found, "chips/pimp-32x32.toml has no memory_kib line to raise");
+    let file = builds().dir.join("pimp-32x32-1mib.toml");
+    std::fs::write(&file, big).unwrap();
+    fits(&file.display().to_string(), 1024);
 }
 
 #[test]
