@@ -142,7 +142,8 @@ size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payloa
     uint64_t tail = host.out_tail[dest];
     ring_write(r, tail, &header, 1);
     size_t k = n < room - 1 ? n : room - 1;
-    ring_write(r, tail + 1, payload, k);
+    if (k) /* a header-only packet may come with no payload pointer, and memcpy wants one even for 0 bytes */
+        ring_write(r, tail + 1, payload, k);
     host.out_tail[dest] = tail + 1 + k;
     /* One release store publishes the whole packet: the receiver sees header and payload together. */
     __atomic_store_n(&r->tail, tail + 1 + k, __ATOMIC_RELEASE);

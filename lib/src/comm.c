@@ -1,7 +1,8 @@
 /*
  * comm.c: communicators. A communicator is a group of world ranks in order plus a context id that keeps its
  * messages apart from every other communicator's. New context ids are agreed on by the members: each contributes
- * the set of ids it uses, and all take the lowest id free everywhere.
+ * the set of ids it uses, and all take the lowest id free everywhere. Each communicator is allocated when it is
+ * made and freed with it; nocmsg_lib.comms maps handles to them.
  */
 #include "internal.h"
 
@@ -15,10 +16,34 @@
 enum { TAG_AGREE_GATHER = 1, TAG_AGREE_BCAST = 2 };
 #define ID_WORDS (MAX_COMMS / 64)
 
+/* Makes room in the handle table for handle `id` (< MAX_COMMS). */
+static int comm_slot(int id)
+{
+    unsigned n = nocmsg_lib.comm_slots ? nocmsg_lib.comm_slots : 8;
+    while (n <= (unsigned)id)
+        n *= 2;
+    if (n == nocmsg_lib.comm_slots)
+        return NOCMSG_SUCCESS;
+    struct comm **grown = realloc(nocmsg_lib.comms, n * sizeof *grown);
+    if (!grown)
+        return NOCMSG_ERR_NO_MEM;
+    memset(grown + nocmsg_lib.comm_slots, 0, (n - nocmsg_lib.comm_slots) * sizeof *grown);
+    nocmsg_lib.comms = grown;
+    nocmsg_lib.comm_slots = n;
+    return NOCMSG_SUCCESS;
+}
+
 /* Sets up communicator `id` with the given world ranks (in comm-rank order). */
 static int comm_make(int id, const int *world_ranks, int size)
 {
-    struct comm *c = &nocmsg_lib.comms[id];
+    if (comm_slot(id) != NOCMSG_SUCCESS)
+        return NOCMSG_ERR_NO_MEM;
+    /* The layer's state shares the block: its offset is a multiple of 16, which suits any C type. */
+    size_t head = (sizeof(struct comm) + 15) & ~(size_t)15, layer = nocmsg_lib.comm_layer_bytes;
+    struct comm *c = calloc(1, head + layer);
+    if (!c)
+        return NOCMSG_ERR_NO_MEM;
+    c->layer = layer ? (char *)c + head : NULL;
     c->world_of = malloc((size_t)size * sizeof(int));
     c->local_of = malloc((size_t)nocmsg_lib.size * sizeof(int));
     c->tokens = calloc((size_t)nocmsg_lib.size, 1);
@@ -26,6 +51,7 @@ static int comm_make(int id, const int *world_ranks, int size)
         free(c->world_of);
         free(c->local_of);
         free(c->tokens);
+        free(c);
         return NOCMSG_ERR_NO_MEM;
     }
     for (int w = 0; w < nocmsg_lib.size; w++)
@@ -39,7 +65,7 @@ static int comm_make(int id, const int *world_ranks, int size)
     }
     c->size = size;
     c->ctx = 2 * id;
-    c->used = 1;
+    nocmsg_lib.comms[id] = c;
     return NOCMSG_SUCCESS;
 }
 
@@ -47,10 +73,11 @@ static void comm_release(struct comm *c)
 {
     coll_mesh_release(c);
     coll_tokens_release(c);
+    nocmsg_lib.comms[c->ctx / 2] = NULL;
     free(c->world_of);
     free(c->local_of);
     free(c->tokens);
-    memset(c, 0, sizeof *c);
+    free(c);
 }
 
 int nocmsg_comm_init(void)
@@ -70,9 +97,12 @@ int nocmsg_comm_init(void)
 
 void nocmsg_comm_finalize(void)
 {
-    for (int i = 0; i < MAX_COMMS; i++)
-        if (nocmsg_lib.comms[i].used)
-            comm_release(&nocmsg_lib.comms[i]);
+    for (unsigned i = 0; i < nocmsg_lib.comm_slots; i++)
+        if (nocmsg_lib.comms[i])
+            comm_release(nocmsg_lib.comms[i]);
+    free(nocmsg_lib.comms);
+    nocmsg_lib.comms = NULL;
+    nocmsg_lib.comm_slots = 0;
 }
 
 /* Every member of c gets the concatenation of every member's `bytes` of data, in comm-rank order. */
@@ -98,8 +128,8 @@ static int allgather(struct comm *c, const void *mine, void *all, size_t bytes)
 static int agree_id(struct comm *c, int *id)
 {
     uint64_t mine[ID_WORDS] = {0};
-    for (int i = 0; i < MAX_COMMS; i++)
-        if (nocmsg_lib.comms[i].used)
+    for (unsigned i = 0; i < nocmsg_lib.comm_slots; i++)
+        if (nocmsg_lib.comms[i])
             mine[i / 64] |= (uint64_t)1 << (i % 64);
     uint64_t *all = malloc(sizeof mine * (size_t)c->size);
     if (!all)

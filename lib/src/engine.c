@@ -69,6 +69,8 @@ void nocmsg_engine_finalize(void)
         free(u->data);
         free(u);
     }
+    for (int src = 0; eng.rx && src < nocmsg_lib.size; src++)
+        free(eng.rx[src]);
     free(eng.rx);
     free(eng.blocked_pass);
     memset(&eng, 0, sizeof eng);
@@ -90,6 +92,24 @@ __attribute__((noreturn)) static void fatal_no_memory(size_t bytes, int src)
     fprintf(stderr, "nocmsg: rank %d: out of memory buffering an unexpected message of %zu bytes from rank %d\n",
             nocmsg_lib.rank, bytes, src);
     nocmsg_port_abort(1);
+}
+
+/* src's reassembly state, made on its first packet. Without it the stream from src cannot be followed. */
+__attribute__((noinline, cold)) static struct rx *rx_new(int src)
+{
+    struct rx *x = calloc(1, sizeof *x);
+    if (!x) {
+        fprintf(stderr, "nocmsg: rank %d: out of memory receiving from rank %d\n", nocmsg_lib.rank, src);
+        nocmsg_port_abort(1);
+    }
+    eng.rx[src] = x;
+    return x;
+}
+
+static inline struct rx *rx_of(int src)
+{
+    struct rx *x = eng.rx[src];
+    return x ? x : rx_new(src);
 }
 
 /* ---- sending ---------------------------------------------------------------------------------------- */
@@ -133,7 +153,8 @@ static int tx_enqueue(int dest, const uint64_t *head, int nhead, const void *pay
     p->dest = dest;
     p->nhead = nhead;
     p->head_sent = 0;
-    memcpy(p->head, head, (size_t)nhead * sizeof(uint64_t));
+    if (nhead) /* the rest of a fast send has no header words (head is NULL) */
+        memcpy(p->head, head, (size_t)nhead * sizeof(uint64_t));
     p->payload = payload;
     p->bytes = bytes;
     p->words_sent = 0;
@@ -496,7 +517,7 @@ static int rx_payload(int src, struct rx *x)
 /* Consumes what has arrived from src; with `have_header`, x->hdr has just been taken from the port. */
 static void rx_feed_from(int src, int have_header)
 {
-    struct rx *x = &eng.rx[src];
+    struct rx *x = rx_of(src);
     for (;;) {
         if (x->phase == RX_HEADER) {
             if (!have_header && nocmsg_port_pull(src, &x->hdr, 1) == 0)
@@ -588,7 +609,7 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
 /* A header the fast receive cannot take: the general machinery handles it. */
 __attribute__((noinline)) void nocmsg_engine_rx_handoff(int src, uint64_t h)
 {
-    eng.rx[src].hdr = h;
+    rx_of(src)->hdr = h;
     rx_feed_from(src, 1);
     settle();
 }
@@ -598,7 +619,7 @@ __attribute__((noinline)) void nocmsg_engine_rx_handoff(int src, uint64_t h)
 __attribute__((noinline)) int nocmsg_engine_recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t got,
                                                       const struct comm *c, nocmsg_status *status)
 {
-    struct rx *x = &eng.rx[src];
+    struct rx *x = rx_of(src);
     size_t len = HDR_LEN(hdr);
     struct nocmsg_request_s r;
     r.done = 0;

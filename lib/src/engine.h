@@ -23,9 +23,8 @@ struct txpkt {
 
 enum rx_phase { RX_HEADER, RX_EXTRA, RX_PAYLOAD };
 
-/* Reassembly of the packet currently arriving from one source (a power-of-two size, so finding a source's
- * entry is a shift, not a multiply). */
-struct __attribute__((aligned(128))) rx {
+/* Reassembly of the packet currently arriving from one source. */
+struct rx {
     int phase;
     uint64_t hdr;
     uint64_t extra[2];
@@ -39,7 +38,7 @@ struct __attribute__((aligned(128))) rx {
 };
 
 struct engine {
-    struct rx *rx;
+    struct rx **rx; /* per source, made when its first packet arrives (on a large chip most never send to us) */
     struct txpkt *tx_head, *tx_tail;
     struct nocmsg_request_s *posted_head, *posted_tail;
     struct unexpected *ux_head, *ux_tail;

@@ -32,7 +32,8 @@ enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4 };
 #define HDR_LEN(h) ((size_t)((h) >> 40))
 #define MAKE_HDR(kind, ctx, tag, len)                                                                          \
     ((uint64_t)(kind) | ((uint64_t)(ctx) << 4) | ((uint64_t)(uint32_t)(tag) << 16) | ((uint64_t)(len) << 40))
-/* Context ids: communicator i uses 2i for user messages and 2i+1 for the library's own. */
+/* Context ids: communicator i uses 2i for user messages and 2i+1 for the library's own. The header's 12 bits of
+ * context make MAX_COMMS the limit on live communicators; each takes memory only while it lives. */
 #define MAX_COMMS 2048
 #define EAGER_MAX ((size_t)1 << 24)
 
@@ -69,8 +70,7 @@ struct unexpected {
 };
 
 struct comm {
-    int used;
-    int ctx;        /* user context; ctx + 1 is the library's */
+    int ctx;        /* user context; ctx + 1 is the library's (the handle is ctx / 2) */
     int size, rank;
     int *world_of;  /* comm rank -> world rank */
     int *local_of;  /* world rank -> comm rank, or -1 */
@@ -78,13 +78,20 @@ struct comm {
     unsigned char *tokens;  /* per world rank: barrier tokens that arrived before a barrier asked for them */
     int tokens_pending;     /* their sum */
     struct token_plan *barrier; /* this rank's steps of the last barrier algorithm run (coll/token.h) */
+    void *layer; /* nocmsg_lib.comm_layer_bytes of state for the layer above (MPI's), allocated with it, or NULL */
 };
 
 struct lib_state {
     int initialized, finalized;
     int rank, size;
     size_t eager_limit;
-    struct comm comms[MAX_COMMS];
+    /* Communicators by handle: comms[h] is live communicator h, or NULL. The table has comm_slots entries (0
+     * outside nocmsg_init .. nocmsg_finalize) and grows by doubling, up to MAX_COMMS, as handles are taken, so a
+     * program pays for the communicators it has rather than for every possible one. */
+    struct comm **comms;
+    unsigned comm_slots;
+    /* Bytes each communicator carries for the layer above in struct comm's `layer` (set before nocmsg_init). */
+    size_t comm_layer_bytes;
 };
 extern struct lib_state nocmsg_lib;
 
@@ -155,9 +162,7 @@ static inline int nocmsg_message_bytes(const void *buf, int count, nocmsg_dataty
 static inline struct comm *nocmsg_comm_get(nocmsg_comm c)
 {
     extern struct lib_state nocmsg_lib;
-    if ((unsigned)c >= MAX_COMMS || !nocmsg_lib.comms[c].used)
-        return NULL;
-    return &nocmsg_lib.comms[c];
+    return (unsigned)c < nocmsg_lib.comm_slots ? nocmsg_lib.comms[c] : NULL;
 }
 int nocmsg_comm_init(void);
 void nocmsg_comm_finalize(void);

@@ -292,20 +292,25 @@ static void test_pairs(void)
 {
     struct { double v; int i; } dsend[7], dgot[7];
     struct { int v; int i; } isend[7], igot[7];
+    struct { long v; int i; } lsend[7], lgot[7];
     for (int i = 0; i < 7; i++) {
         dsend[i].v = (rank * 7 + i * 3) % 5 - i;
         dsend[i].i = rank;
         isend[i].v = (rank * 7 + i * 3) % 5 - i;
         isend[i].i = rank;
+        lsend[i].v = (rank * 7 + i * 3) % 5 - i;
+        lsend[i].i = rank;
     }
     for (int root = 0; root < size; root++) {
-        MPI_Request req[2];
+        MPI_Request req[3];
         memset(dgot, 0, sizeof dgot);
         memset(igot, 0, sizeof igot);
+        memset(lgot, 0, sizeof lgot);
         MPI_Iallreduce(dsend, dgot, 7, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD, &req[0]);
         MPI_Ireduce(isend, igot, 7, MPI_2INT, MPI_MINLOC, root, MPI_COMM_WORLD, &req[1]);
-        MPI_Status st[2];
-        MPI_Waitall(2, req, st);
+        MPI_Iallreduce(lsend, lgot, 7, MPI_LONG_INT, MPI_MINLOC, MPI_COMM_WORLD, &req[2]);
+        MPI_Status st[3];
+        MPI_Waitall(3, req, st);
         for (int i = 0; i < 7; i++) {
             int max = -100, maxr = -1, min = 100, minr = -1;
             for (int r = 0; r < size; r++) {
@@ -318,9 +323,11 @@ static void test_pairs(void)
             CHECK(rank != root || (igot[i].v == min && igot[i].i == minr),
                   "Ireduce MINLOC 2INT root %d item %d: (%d, %d), expected (%d, %d)", root, i, igot[i].v, igot[i].i,
                   min, minr);
+            CHECK(lgot[i].v == min && lgot[i].i == minr, "Iallreduce MINLOC LONG_INT %d: (%ld, %d), expected (%d, %d)",
+                  i, lgot[i].v, lgot[i].i, min, minr);
         }
     }
-    OK("MAXLOC on MPI_DOUBLE_INT through Iallreduce, MINLOC on MPI_2INT through Ireduce to every root");
+    OK("MAXLOC on MPI_DOUBLE_INT and MINLOC on MPI_LONG_INT through Iallreduce, MINLOC on MPI_2INT through Ireduce to every root");
 }
 
 /* ---- a non-commutative operation: products of 2x2 matrices ------------------------------------------------ */

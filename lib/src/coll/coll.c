@@ -145,7 +145,7 @@ int nocmsg_gather(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, 
                   nocmsg_datatype recvtype, int root, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t sbytes, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int err = get_comm(comm, &c);
     if (err == NOCMSG_SUCCESS)
         err = check_root(c, root);
@@ -174,7 +174,7 @@ int nocmsg_scatter(const void *sendbuf, int sendcount, nocmsg_datatype sendtype,
                    nocmsg_datatype recvtype, int root, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t sbytes, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int err = get_comm(comm, &c);
     if (err == NOCMSG_SUCCESS)
         err = check_root(c, root);
@@ -213,7 +213,7 @@ int nocmsg_allgather(const void *sendbuf, int sendcount, nocmsg_datatype sendtyp
                      nocmsg_datatype recvtype, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t sbytes, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int err = get_comm(comm, &c);
     int in_place = sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS)
@@ -239,7 +239,7 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
                     nocmsg_datatype recvtype, nocmsg_comm comm)
 {
     struct comm *c;
-    size_t sbytes, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int err = get_comm(comm, &c);
     int in_place = sendbuf == NOCMSG_IN_PLACE;
     if (err == NOCMSG_SUCCESS)

@@ -6,33 +6,45 @@
 
 #include <stdlib.h>
 
-/* User-defined operations get handles from NOCMSG_BUILTIN_OPS on. */
+/* User-defined operations get handles from NOCMSG_BUILTIN_OPS on: entry i of a table that grows as they are
+ * created (up to MAX_USER_OPS live ones), so programs without any pay nothing. */
 #define MAX_USER_OPS 256
-static struct {
-    nocmsg_user_function *fn;
+static struct user_op {
+    nocmsg_user_function *fn; /* NULL: a free entry */
     int commute;
-} user_ops[MAX_USER_OPS];
+} *user_ops;
+static int nuser_ops;
 
 int nocmsg_op_create(nocmsg_user_function *function, int commute, nocmsg_op *op)
 {
     CHECK_INIT();
     if (!function || !op)
         return NOCMSG_ERR_ARG;
-    for (int i = 0; i < MAX_USER_OPS; i++) {
-        if (!user_ops[i].fn) {
-            user_ops[i].fn = function;
-            user_ops[i].commute = commute != 0;
-            *op = NOCMSG_BUILTIN_OPS + i;
-            return NOCMSG_SUCCESS;
-        }
+    int i = 0;
+    while (i < nuser_ops && user_ops[i].fn)
+        i++;
+    if (i == nuser_ops) {
+        int n = nuser_ops ? 2 * nuser_ops : 8;
+        if (n > MAX_USER_OPS)
+            n = MAX_USER_OPS;
+        struct user_op *grown = i < n ? realloc(user_ops, (size_t)n * sizeof *grown) : NULL;
+        if (!grown)
+            return NOCMSG_ERR_NO_MEM;
+        for (int k = nuser_ops; k < n; k++)
+            grown[k].fn = NULL;
+        user_ops = grown;
+        nuser_ops = n;
     }
-    return NOCMSG_ERR_NO_MEM;
+    user_ops[i].fn = function;
+    user_ops[i].commute = commute != 0;
+    *op = NOCMSG_BUILTIN_OPS + i;
+    return NOCMSG_SUCCESS;
 }
 
 static int user_index(nocmsg_op op)
 {
     int i = op - NOCMSG_BUILTIN_OPS;
-    return i >= 0 && i < MAX_USER_OPS && user_ops[i].fn ? i : -1;
+    return i >= 0 && i < nuser_ops && user_ops[i].fn ? i : -1;
 }
 
 int nocmsg_op_free(nocmsg_op *op)

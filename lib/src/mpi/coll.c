@@ -208,15 +208,22 @@ int mpi_reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, 
         /* Applied to items as the type lays them out: packed items are that layout only for contiguous types. */
         if (t->contiguous)
             return apply_items(op, type, (const char *)in - t->true_lb, (char *)inout - t->true_lb, count);
-        size_t span = (count - 1) * (size_t)t->extent + (size_t)t->true_extent;
+        /* Scratch items cover their whole extent as well as their data: operations store whole items (a pair
+         * type's C struct, padding included; a user function's array elements), not only the bytes MPI counts. */
+        MPI_Aint item_lo = t->lb < t->true_lb ? t->lb : t->true_lb;
+        MPI_Aint item_hi = t->lb + t->extent > t->true_lb + t->true_extent ? t->lb + t->extent
+                                                                              : t->true_lb + t->true_extent;
+        MPI_Aint last = (MPI_Aint)(count - 1) * t->extent; /* where the last item starts */
+        MPI_Aint lo = last < 0 ? item_lo + last : item_lo, hi = last > 0 ? item_hi + last : item_hi;
+        size_t span = (size_t)(hi - lo);
         char *a = malloc(span ? span : 1), *b = malloc(span ? span : 1);
         int err = a && b ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         if (err == MPI_SUCCESS) {
-            mpi_unpack(in, count, t, a - t->true_lb);
-            mpi_unpack(inout, count, t, b - t->true_lb);
-            err = apply_items(op, type, a - t->true_lb, b - t->true_lb, count);
+            mpi_unpack(in, count, t, a - lo);
+            mpi_unpack(inout, count, t, b - lo);
+            err = apply_items(op, type, a - lo, b - lo, count);
             if (err == MPI_SUCCESS)
-                mpi_pack(b - t->true_lb, count, t, inout);
+                mpi_pack(b - lo, count, t, inout);
         }
         free(a);
         free(b);

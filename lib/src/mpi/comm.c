@@ -2,7 +2,7 @@
  * comm.c: MPI's communicators, groups and Cartesian topologies.
  *
  * Communicators are libnocmsg's: MPI_Comm_create, MPI_Comm_split_type and the topology constructors are splits, and
- * the layer's state of each (error handler, name, topology, attributes) is env.c's mpi_comms[]. A group is a list of
+ * the layer's state of each (error handler, name, topology, attributes) is mpi_comm_state (mpi_impl.h). A group is a list of
  * world ranks in group order, in a table of this file: handle 0 is MPI_GROUP_NULL, 1 MPI_GROUP_EMPTY, the others
  * are entries from 2 up, reused once freed. A Cartesian grid is numbered row-major (the last dimension varies
  * fastest) over the communicator's ranks in order, since reorder is ignored; MPI_Comm_dup copies it.
@@ -432,7 +432,7 @@ static int topo_attach(MPI_Comm comm, const struct grid *grid)
             periods[n++] = grid->periods[i] != 0;
         }
     *t = (struct mpi_topo){n, dims, periods};
-    mpi_comms[comm].topo = t;
+    mpi_comm_state(comm)->topo = t;
     return MPI_SUCCESS;
 }
 
@@ -466,7 +466,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         MPI_RETURN(comm, MPI_ERR_ARG);
     int err = nocmsg_comm_dup(comm, newcomm);
     /* The duplicate has the same topology (MPI 3.1 §6.4.2) besides the attributes. */
-    const struct mpi_topo *t = mpi_comms[comm].topo;
+    const struct mpi_topo *t = mpi_comm_state(comm)->topo;
     struct grid same = {t ? t->ndims : 0, t ? t->dims : NULL, t ? t->periods : NULL, NULL};
     MPI_RETURN(comm, comm_created(comm, newcomm, 1, t ? &same : NULL, err));
 }
@@ -587,7 +587,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     if (!comm_name)
         MPI_RETURN(comm, MPI_ERR_ARG);
     /* Longer names are cut, as MPICH does. */
-    char *name = mpi_comms[comm].name;
+    char *name = mpi_comm_state(comm)->name;
     strncpy(name, comm_name, MPI_MAX_OBJECT_NAME - 1);
     name[MPI_MAX_OBJECT_NAME - 1] = 0;
     return MPI_SUCCESS;
@@ -600,7 +600,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     (void)c;
     if (!comm_name || !resultlen)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    strcpy(comm_name, mpi_comms[comm].name);
+    strcpy(comm_name, mpi_comm_state(comm)->name);
     *resultlen = (int)strlen(comm_name);
     return MPI_SUCCESS;
 }
@@ -620,7 +620,7 @@ MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
 /* The topology of a live communicator `comm` into `t`; otherwise returns MPI_ERR_TOPOLOGY. */
 #define CART_OF(comm, t)                                                                                        \
     do {                                                                                                        \
-        (t) = mpi_comms[comm].topo;                                                                             \
+        (t) = mpi_comm_state(comm)->topo;                                                                       \
         if (!(t))                                                                                               \
             MPI_RETURN(comm, MPI_ERR_TOPOLOGY);                                                                 \
     } while (0)
@@ -819,7 +819,7 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
     (void)c;
     if (!status)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    *status = mpi_comms[comm].topo ? MPI_CART : MPI_UNDEFINED;
+    *status = mpi_comm_state(comm)->topo ? MPI_CART : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 

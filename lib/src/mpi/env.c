@@ -40,12 +40,12 @@ _Static_assert(SAME(MPI_DOUBLE_INT, 24) && SAME(MPI_LONG_INT, 25) && SAME(MPI_SH
                    sizeof(struct nocmsg_float_int) == sizeof(float) + sizeof(int),
                "MPI_WIRE_MASK leaves out the padded pair types");
 
-struct mpi_comm_state mpi_comms[MAX_COMMS];
 static int thread_level = -1;
 
 int mpi_up(void)
 {
-    return nocmsg_lib.initialized && !nocmsg_lib.finalized;
+    /* MPI_Init, not nocmsg_init alone, started the library: its communicators have the layer's state. */
+    return nocmsg_lib.initialized && !nocmsg_lib.finalized && nocmsg_lib.comm_layer_bytes;
 }
 
 /* ---- error handlers ---- */
@@ -129,8 +129,9 @@ int mpi_raise(MPI_Comm comm, int code, const char *fn)
     if (mpi_up()) {
         struct mpi_comm_state *s = mpi_comm_state(comm);
         if (!s)
-            s = &mpi_comms[MPI_COMM_WORLD];
-        eh = s->errhandler;
+            s = mpi_comm_state(MPI_COMM_WORLD);
+        if (s)
+            eh = s->errhandler;
     }
     if (eh == MPI_ERRORS_RETURN)
         return code;
@@ -229,23 +230,29 @@ int MPI_Error_class(int errorcode, int *errorclass)
 
 /* ---- environment ---- */
 
+/* Clears the state of live communicator comm, giving it error handler eh. */
 static void mpi_comm_reset(MPI_Comm comm, MPI_Errhandler eh)
 {
-    memset(&mpi_comms[comm], 0, sizeof mpi_comms[comm]);
-    mpi_comms[comm].errhandler = eh;
+    struct mpi_comm_state *s = mpi_comm_state(comm);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        s->errhandler = eh;
+    }
 }
 
 int MPI_Init(int *argc, char ***argv)
 {
     if (nocmsg_lib.initialized)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_OTHER);
+    /* Every communicator libnocmsg makes from now on carries this layer's state. */
+    nocmsg_lib.comm_layer_bytes = sizeof(struct mpi_comm_state);
     int err = nocmsg_init(argc, argv);
     if (err != NOCMSG_SUCCESS)
         MPI_RETURN(MPI_COMM_WORLD, err);
     mpi_comm_reset(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     mpi_comm_reset(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
-    strcpy(mpi_comms[MPI_COMM_WORLD].name, "MPI_COMM_WORLD");
-    strcpy(mpi_comms[MPI_COMM_SELF].name, "MPI_COMM_SELF");
+    strcpy(mpi_comm_state(MPI_COMM_WORLD)->name, "MPI_COMM_WORLD");
+    strcpy(mpi_comm_state(MPI_COMM_SELF)->name, "MPI_COMM_SELF");
     nocmsg_engine_idle = mpi_progress_nbc;
     if (thread_level < 0)
         thread_level = MPI_THREAD_SINGLE;
@@ -465,7 +472,7 @@ int MPI_Comm_free_keyval(int *comm_keyval)
 /* Removes attribute `keyval` from comm, running its delete function; *found tells whether it was set. */
 static int attr_remove(MPI_Comm comm, int keyval, int *found)
 {
-    struct mpi_attr **link = &mpi_comms[comm].attrs;
+    struct mpi_attr **link = &mpi_comm_state(comm)->attrs;
     *found = 0;
     while (*link && (*link)->keyval != keyval)
         link = &(*link)->next;
@@ -487,8 +494,9 @@ static int attr_add(MPI_Comm comm, int keyval, void *value)
     struct mpi_attr *a = malloc(sizeof *a);
     if (!a)
         return MPI_ERR_NO_MEM;
-    *a = (struct mpi_attr){keyval, value, mpi_comms[comm].attrs};
-    mpi_comms[comm].attrs = a;
+    struct mpi_comm_state *s = mpi_comm_state(comm);
+    *a = (struct mpi_attr){keyval, value, s->attrs};
+    s->attrs = a;
     return MPI_SUCCESS;
 }
 
@@ -560,7 +568,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     if (!keyval_get(comm_keyval))
         MPI_RETURN(comm, MPI_ERR_KEYVAL);
     *flag = 0;
-    for (struct mpi_attr *a = mpi_comms[comm].attrs; a; a = a->next)
+    for (struct mpi_attr *a = mpi_comm_state(comm)->attrs; a; a = a->next)
         if (a->keyval == comm_keyval) {
             *(void **)attribute_val = a->value;
             *flag = 1;
@@ -592,14 +600,15 @@ int mpi_comm_created(MPI_Comm parent, MPI_Comm comm, int copy_attrs)
 int mpi_comm_freeing(MPI_Comm comm)
 {
     int err = MPI_SUCCESS;
-    while (mpi_comms[comm].attrs && err == MPI_SUCCESS) {
+    struct mpi_comm_state *s = mpi_comm_state(comm);
+    while (s->attrs && err == MPI_SUCCESS) {
         int found;
-        err = attr_remove(comm, mpi_comms[comm].attrs->keyval, &found);
+        err = attr_remove(comm, s->attrs->keyval, &found);
     }
     /* A failed delete function keeps the communicator, topology included. */
     if (err != MPI_SUCCESS)
         return err;
-    struct mpi_topo *t = mpi_comms[comm].topo;
+    struct mpi_topo *t = s->topo;
     if (t) {
         free(t->dims);
         free(t->periods);

@@ -40,7 +40,8 @@ int nocmsg__mpi_raise(MPI_Comm comm, int code, const char *fn);
 /* Whether MPI is between MPI_Init and MPI_Finalize. */
 int mpi_up(void);
 
-/* What the MPI layer keeps per communicator besides libnocmsg's struct comm (indexed by the handle). */
+/* What the MPI layer keeps per communicator besides libnocmsg's struct comm: its `layer`, allocated with it
+ * (MPI_Init sets nocmsg_lib.comm_layer_bytes), so it costs nothing until a communicator exists. */
 struct mpi_attr;
 struct mpi_topo {
     int ndims;
@@ -53,11 +54,12 @@ struct mpi_comm_state {
     struct mpi_attr *attrs;
     unsigned nbc_seq;      /* non-blocking collectives started on it (every member counts the same) */
 };
-extern struct mpi_comm_state mpi_comms[MAX_COMMS];
-/* The state of a live communicator, or NULL when the handle is not one. */
+/* The state of a live communicator, or NULL when the handle is not one (or libnocmsg was started without MPI_Init,
+ * so its communicators have no room for it). */
 static inline struct mpi_comm_state *mpi_comm_state(MPI_Comm comm)
 {
-    return nocmsg_comm_get(comm) ? &mpi_comms[comm] : NULL;
+    struct comm *c = nocmsg_comm_get(comm);
+    return c ? c->layer : NULL;
 }
 /* A communicator made from `parent` by an MPI constructor: inherits its error handler; with copy_attrs (MPI_Comm_dup)
  * its attributes through their copy functions. Names and topologies start empty (MPI_Comm_dup then copies the

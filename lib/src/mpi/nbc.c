@@ -113,14 +113,13 @@ static struct mpi_nbc *nbc_new(MPI_Comm comm, const struct comm *c, MPI_Op op)
     struct mpi_nbc *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->c.used = 1;
     s->c.ctx = c->ctx;
     s->c.size = c->size;
     s->c.rank = c->rank;
     s->c.world_of = nbc_buffer(s, (size_t)c->size * sizeof(int));
     if (s->c.world_of)
         memcpy(s->c.world_of, c->world_of, (size_t)c->size * sizeof(int));
-    s->tag = MPI_TAG_NBC_BASE + (int)(mpi_comms[comm].nbc_seq++ % (1u << 20));
+    s->tag = MPI_TAG_NBC_BASE + (int)(mpi_comm_state(comm)->nbc_seq++ % (1u << 20));
     s->op = op;
     s->types[0] = s->types[1] = MPI_DATATYPE_NULL;
     s->posted = -1;
@@ -364,7 +363,7 @@ static void hold_engine(struct mpi_nbc *s)
     memset(&hold_request, 0, sizeof hold_request);
     hold_request.kind = REQ_RECV;
     hold_request.comm = NOCMSG_COMM_NULL;
-    hold_request.ctx = nocmsg_lib.comms[MPI_COMM_WORLD].ctx + 1;
+    hold_request.ctx = nocmsg_comm_get(MPI_COMM_WORLD)->ctx + 1;
     hold_request.peer = nocmsg_lib.rank;
     hold_request.tag = MPI_TAG_NBC_BASE + (1 << 20); /* above every schedule's tag: never sent */
     nocmsg_engine_recv(&hold_request);
