@@ -1,0 +1,110 @@
+//! Issue 14, the simulator and runtime side: programs that misbehave or need more than the old presets gave must get
+//! a clear report or room to run. Each test names the defect it pins: stack overflows, stripped programs, aborts,
+//! sleeping, memory sizes and out-of-memory messages, occupancy sums that left out words never received.
+
+mod common;
+use common::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+/// Builds `tests/<source>` for the simulator once per test run (with `extra` compiler arguments) and returns the
+/// ELF's path.
+fn build(source: &str, extra: &[&str]) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| scratch("hardening-sim"));
+    let key = format!("{source} {}", extra.join(" "));
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(path) = built.get(&key) {
+        return path.clone();
+    }
+    let stem = Path::new(source).file_stem().unwrap().to_string_lossy().into_owned();
+    let out = dir.join(format!("{stem}-{}.elf", built.len()));
+    let src = root().join("tests").join(source);
+    let mut cmd = if source.ends_with(".S") && extra.contains(&"-nostdlib") {
+        let mut c = Command::new("riscv64-unknown-elf-gcc");
+        c.args(["-march=rv64im", "-mabi=lp64", "-nostartfiles", "-T"]).arg(root().join("runtime/nocmsg.ld"));
+        c
+    } else {
+        let mut c = Command::new(root().join("bin/nocmsg-cc"));
+        c.args(["-O2", "-Wall", "-Werror"]);
+        c
+    };
+    cmd.args(extra).arg(&src).arg("-o").arg(&out);
+    run_checked(&mut cmd, &format!("building {source}"));
+    built.insert(key, out.clone());
+    out
+}
+
+fn nocmsg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).output().expect("nocmsg runs")
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+// ---- item 9: stripped programs -------------------------------------------------------------------------------
+
+/// A stripped program (or one whose section headers were removed) used to load without its boot block: every
+/// core started with no stack and faulted on its first store. It is refused at load time instead.
+#[test]
+fn programs_without_a_symbol_table_are_refused_at_load_time() {
+    let hello = build("programs/hello.c", &[]);
+    let dir = scratch("stripped");
+    let stripped = dir.join("hello-stripped.elf");
+    run_checked(Command::new("riscv64-unknown-elf-strip").arg("-o").arg(&stripped).arg(&hello), "strip");
+    // No section headers at all: e_shoff, e_shentsize, e_shnum and e_shstrndx zeroed in the ELF header.
+    let mut bytes = std::fs::read(&hello).unwrap();
+    bytes[0x28..0x30].fill(0);
+    bytes[0x3a..0x40].fill(0);
+    let headerless = dir.join("hello-no-sections.elf");
+    std::fs::write(&headerless, &bytes).unwrap();
+    let chip = chip("pimp-2x2");
+    for elf in [&stripped, &headerless] {
+        let out = nocmsg(&["run", "--chip", &chip, path_str(elf)]);
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "one line\n{err}");
+        assert!(err.contains("has no symbol table (stripped, or its section headers removed)"), "{err}");
+        assert!(err.contains("nocmsg_boot") && err.contains("bin/nocmsg-cc"), "says what to do: {err}");
+    }
+    // Keeping the one symbol the loader needs is enough.
+    let kept = dir.join("hello-kept.elf");
+    run_checked(
+        Command::new("riscv64-unknown-elf-strip").arg("--keep-symbol=nocmsg_boot").arg("-o").arg(&kept).arg(&hello),
+        "strip --keep-symbol",
+    );
+    let out = nocmsg(&["run", "--chip", &chip, "-n", "2", path_str(&kept)]);
+    assert!(out.status.success(), "{}", show(&out));
+    let mut lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    lines.sort();
+    assert_eq!(lines, ["[core 0] hello from core 0 of 2", "[core 1] hello from core 1 of 2"]);
+}
+
+/// A plain bare-metal program (symbols, but no nocmsg runtime) still loads and runs as before.
+#[test]
+fn bare_metal_programs_without_the_runtime_still_run() {
+    let bare = build("sim/bare_metal.S", &["-nostdlib"]);
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", path_str(&bare)]);
+    assert_eq!(out.status.code(), Some(5), "{}", show(&out));
+    assert_eq!(text(&out.stderr), "nocmsg: core 0 exited with status 5\n");
+}
+
+/// The runtime checks that a loader filled its boot block in: a nocmsg program whose `nocmsg_boot` symbol alone
+/// was removed says so and exits 1, instead of faulting for want of a stack.
+#[test]
+fn the_runtime_says_when_its_boot_block_was_not_filled_in() {
+    let hello = build("programs/hello.c", &[]);
+    let dir = scratch("no-boot-symbol");
+    let elf = dir.join("hello-no-boot.elf");
+    run_checked(
+        Command::new("riscv64-unknown-elf-strip").arg("--strip-symbol=nocmsg_boot").arg("-o").arg(&elf).arg(&hello),
+        "strip --strip-symbol",
+    );
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", path_str(&elf)]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(text(&out.stdout).contains("nocmsg runtime: the boot block (nocmsg_boot) was not filled in"), "{}", show(&out));
+}
