@@ -14,10 +14,8 @@ _start:
     la      gp, __global_pointer$
     .option pop
     la      t0, nocmsg_boot
-    ld      t1, 0(t0)               /* nocmsg_boot.magic: set by a loader that filled the block in */
-    li      t2, 0x6e6f636d73672121
-    bne     t1, t2, .Lno_boot
     ld      sp, 64(t0)              /* nocmsg_boot.stack_top */
+    beqz    sp, .Lno_boot           /* still 0: no loader filled the block in */
     andi    sp, sp, -16
     la      t0, __bss_start
     la      t1, __bss_end
