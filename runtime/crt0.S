@@ -14,9 +14,9 @@ _start:
     la      gp, __global_pointer$
     .option pop
     la      t0, nocmsg_boot
-    ld      sp, 64(t0)              /* nocmsg_boot.stack_top */
-    beqz    sp, .Lno_boot           /* still 0: no loader filled the block in */
-    andi    sp, sp, -16
+    ld      t1, 64(t0)              /* nocmsg_boot.stack_top */
+    beqz    t1, .Lno_boot           /* still 0: no loader filled the block in */
+    andi    sp, t1, -16
     la      t0, __bss_start
     la      t1, __bss_end
 1:  bgeu    t0, t1, 2f

@@ -111,6 +111,7 @@ pub struct CoreEnv {
     pub frequency_hz: u64,
     pub command_line: String,
     pub heap_start: u64,
+    /// The bottom of the stack reservation: the heap stops here, and `sp` must not go below it.
     pub heap_end: u64,
     pub stack_top: u64,
     /// Directory files opened through semihosting are resolved against (and confined to).
@@ -229,12 +230,40 @@ impl Core {
                     return RunStop::Stopped;
                 }
             };
+            // The only instructions that move the stack pointer are those writing x2, so checking them catches a
+            // stack growing into the heap at the instruction that does it (decoded words carry rd = 0 for formats
+            // without a destination).
+            if d.rd == 2 && self.hart.x[2] < env.heap_end {
+                self.stack_overflow(pc, env);
+                return RunStop::Stopped;
+            }
             self.retire(&d, redirected, env);
             if PROFILE {
                 self.charge(pc, self.hart.cycle - start);
             }
         }
         RunStop::Horizon
+    }
+
+    /// Stops the core whose instruction at `pc` (already executed) put the stack pointer below the stack
+    /// reservation: without this the stack would silently overwrite the heap, data and code below it.
+    #[cold]
+    #[inline(never)]
+    fn stack_overflow(&mut self, pc: u64, env: &CoreEnv) {
+        self.hart.pc = pc;
+        let sp = self.hart.x[2];
+        let (floor, top) = (env.heap_end, env.stack_top);
+        let reserved = format!("the {} KiB reserved at {floor:#x}..{top:#x}", (top - floor) / 1024);
+        let reason = if sp >= crate::config::MEMORY_BASE {
+            format!(
+                "stack overflow: the stack grew to {} bytes, {} past {reserved} (sp = {sp:#x}; raise core.stack_kib)",
+                top - sp,
+                floor - sp
+            )
+        } else {
+            format!("stack pointer set outside memory: sp = {sp:#x}, below the stack ({reserved})")
+        };
+        self.fault(reason);
     }
 
     /// Adds `cycles` to the profile entry of the instruction at `pc` (if profiling, and if it is program text).

@@ -108,3 +108,65 @@ fn the_runtime_says_when_its_boot_block_was_not_filled_in() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(text(&out.stdout).contains("nocmsg runtime: the boot block (nocmsg_boot) was not filled in"), "{}", show(&out));
 }
+
+/// `chips/<preset>.toml` with its `[core]` memory and stack replaced, written to `dir`; returns the path.
+fn chip_with_memory(dir: &Path, preset: &str, memory_kib: u64, stack_kib: u64) -> String {
+    let text = std::fs::read_to_string(chip(preset)).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("memory_kib") {
+                format!("memory_kib = {memory_kib}")
+            } else if l.starts_with("stack_kib") {
+                format!("stack_kib = {stack_kib}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{preset}-{memory_kib}k-{stack_kib}k.toml"));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.display().to_string()
+}
+
+// ---- item 2: stack overflow ----------------------------------------------------------------------------------
+
+/// A stack growing past its reservation used to overwrite the heap (and below it data and code) silently: the
+/// program could print wrong results and exit 0. The core now stops at the instruction that moved `sp` below the
+/// reservation, with the depth and the reservation in the report, the same with both clockings.
+#[test]
+fn a_stack_overflow_stops_the_core_with_a_report() {
+    let elf = build("sim/stack_overflow.c", &[]);
+    let dir = scratch("stack-overflow");
+    let small = chip_with_memory(&dir, "pimp-2x2", 1024, 64);
+    // 30 levels of 1 KiB fit in 64 KiB; 100 do not (recursion), nor does one 100 KiB array (alloca).
+    for (mode, depth) in [("recurse", "30"), ("alloca", "30")] {
+        let out = nocmsg(&["run", "--chip", &small, "-n", "1", "--no-prefix", path_str(&elf), mode, depth]);
+        assert!(out.status.success(), "{}", show(&out));
+        assert_eq!(text(&out.stdout), format!("{mode} {depth}\nsurvived\n"));
+    }
+    for (mode, insn) in [("recurse", "add sp, sp, t0"), ("alloca", "sub sp, sp,")] {
+        let mut reports = Vec::new();
+        for clocking in [None, Some("--debug-clocking")] {
+            let mut args = vec!["run", "--chip", &small, "-n", "2", "--no-prefix"];
+            args.extend(clocking);
+            args.extend([path_str(&elf), mode, "100"]);
+            let out = nocmsg(&args);
+            assert_eq!(out.status.code(), Some(4), "{mode}\n{}", show(&out));
+            assert!(!text(&out.stdout).contains("survived"), "{mode}\n{}", show(&out));
+            let err = text(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.starts_with("nocmsg: core 0 (tile 0) stopped at cycle "), "{err}");
+            assert!(err.contains(insn), "the instruction that moved sp: {err}");
+            assert!(err.contains(": stack overflow: the stack grew to "), "{err}");
+            assert!(err.contains("past the 64 KiB reserved at 0x800f0000..0x80100000"), "{err}");
+            assert!(err.contains("raise core.stack_kib"), "{err}");
+            reports.push(err);
+        }
+        assert_eq!(reports[0], reports[1], "{mode}: fast and debug clocking disagree");
+    }
+    // A bigger reservation lets the same recursion finish.
+    let roomy = chip_with_memory(&dir, "pimp-2x2", 1024, 256);
+    let out = nocmsg(&["run", "--chip", &roomy, "-n", "1", "--no-prefix", path_str(&elf), "recurse", "100"]);
+    assert!(out.status.success(), "{}", show(&out));
+}
