@@ -290,6 +290,10 @@ impl Chip {
                     RunStop::Ni(d) => sched.at_ni(rank, core.hart.cycle, d),
                 }
             }
+            if sched.is_idle() {
+                // Every core has stopped: the network has nothing more to do for them (see the end of the run).
+                break;
+            }
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
             if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
@@ -341,10 +345,16 @@ impl Chip {
             }
         }
         // Sleeping cores owe the iterations they skipped up to where the run stopped.
-        if let (Some(net), Some(ni)) = (self.network.as_ref(), self.ni.as_mut()) {
+        if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
             let end = if limited { horizon } else { net.now().0 };
             sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
-            ni.finish(net);
+            // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
+            // same with either clocking: the network catches up to it, and anything it did later is ignored.
+            let last = self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0);
+            while net.now().0 < last && !net.skip_idle_to(Cycle(last)) {
+                net.step().expect("the chip watches for deadlocks itself");
+            }
+            ni.finish(net, last);
         }
         for core in &mut self.cores {
             let c = core.end_cycle.unwrap_or(core.hart.cycle);

@@ -170,3 +170,46 @@ fn a_stack_overflow_stops_the_core_with_a_report() {
     let out = nocmsg(&["run", "--chip", &roomy, "-n", "1", "--no-prefix", path_str(&elf), "recurse", "100"]);
     assert!(out.status.success(), "{}", show(&out));
 }
+
+// ---- item 3: occupancy sums ----------------------------------------------------------------------------------
+
+/// `recv_fifo_entry_cycles` left out words never received, so the Little's-law occupancy was wrong for exactly
+/// the runs whose FIFOs filled up. Core 1 exits at once; the 10 words core 0 sends it wait in its receive FIFO
+/// until core 0, computing for some 60,000 cycles more, ends the run. (The sums are checked exactly against the
+/// words' timestamps in the unit test of `ni/pimp.rs`; here the whole run, both clockings.)
+#[test]
+fn words_never_received_count_in_the_fifo_occupancy() {
+    let elf = build("sim/pimp_ni.c", &[]);
+    let dir = scratch("unreceived");
+    let mut stats = Vec::new();
+    for clocking in [None, Some("--debug-clocking")] {
+        let file = dir.join(format!("stats-{}.json", clocking.is_some()));
+        let chip = chip("pimp-2x2");
+        let mut args = vec!["run", "--chip", &chip, "-n", "2", "--stats", path_str(&file)];
+        args.extend(clocking);
+        args.extend([path_str(&elf), "unreceived", "10"]);
+        let out = nocmsg(&args);
+        assert!(out.status.success(), "{}", show(&out));
+        let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let obj = json.as_object_mut().unwrap();
+        obj.remove("host");
+        obj.remove("clocking");
+        stats.push(json);
+    }
+    assert_eq!(stats[0], stats[1], "fast and debug clocking disagree");
+    let s = &stats[0];
+    let total = s["total_cycles"].as_u64().unwrap();
+    let (sender, receiver) = (&s["cores"][0], &s["cores"][1]);
+    assert_eq!(sender["cycles"].as_u64().unwrap(), total, "core 0 ends the run");
+    let exited = receiver["cycles"].as_u64().unwrap();
+    assert!(total - exited > 50_000, "{s:#}");
+    let ni = &receiver["ni"];
+    assert_eq!(ni["recv_fifo_left"], 10, "{s:#}");
+    assert_eq!(ni["receives"], 0, "{s:#}");
+    // Each word arrived within a few hundred cycles of the start and waited to the end of the run.
+    let sum = ni["recv_fifo_entry_cycles"].as_u64().unwrap();
+    assert!(sum > 10 * (total - exited) && sum <= 10 * total, "recv_fifo_entry_cycles {sum}, total {total}\n{s:#}");
+    // The words left the send FIFO at once (the network had room): a few cycles each, not nothing.
+    let send = sender["ni"]["send_fifo_entry_cycles"].as_u64().unwrap();
+    assert!(send < 10 * 100, "{s:#}");
+}
