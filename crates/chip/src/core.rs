@@ -90,6 +90,10 @@ pub enum CoreStatus {
     Running,
     Exited { code: i64 },
     Faulted { fault: Box<CoreFault> },
+    /// The core ended the whole run (MPI_Abort, abort(): semihosting `NOCMSG_SYS_ABORT`) with this code.
+    Aborted { code: i64 },
+    /// The core was still running when core `by` aborted the run.
+    Stopped { by: usize },
 }
 
 /// Why [`Core::run`] returned.
@@ -139,6 +143,8 @@ pub struct Core {
     pub end_cycle: Option<u64>,
     /// With profiling on: cycles spent at each word of the program text (`--profile`).
     pub profile: Option<Box<[u64]>>,
+    /// Cycles spent asleep (sleep, usleep, nanosleep: semihosting `NOCMSG_SYS_SLEEP`).
+    pub sleep_cycles: u64,
 }
 
 impl Core {
@@ -157,6 +163,7 @@ impl Core {
             files: FileTable::default(),
             end_cycle: None,
             profile: None,
+            sleep_cycles: 0,
         }
     }
 
@@ -295,6 +302,14 @@ impl Core {
         self.op_counts[d.op as usize] += 1;
     }
 
+    /// A semihosting call that ends the core (exit, abort) retires like any instruction before the core stops.
+    fn retire_last_call(&mut self, env: &CoreEnv) {
+        self.hart.pc = self.hart.pc.wrapping_add(4);
+        self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
+        self.hart.instret += 1;
+        self.op_counts[riscv::Op::Ebreak as usize] += 1;
+    }
+
     /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions; returns false if the core stopped. On
     /// success the pc has moved past the instruction.
     fn environment(&mut self, op: EnvOp, env: &CoreEnv) -> bool {
@@ -306,12 +321,15 @@ impl Core {
                         true
                     }
                     Ok(semihost::Outcome::Exit(code)) => {
-                        // The exit call retires like any instruction before the core stops.
-                        self.hart.pc = self.hart.pc.wrapping_add(4);
-                        self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
-                        self.hart.instret += 1;
-                        self.op_counts[riscv::Op::Ebreak as usize] += 1;
+                        self.retire_last_call(env);
                         self.exit(code);
+                        false
+                    }
+                    Ok(semihost::Outcome::Abort(code)) => {
+                        // The chip sees the status and stops every other core at this cycle.
+                        self.retire_last_call(env);
+                        self.status = CoreStatus::Aborted { code };
+                        self.end_cycle = Some(self.hart.cycle);
                         false
                     }
                     Err(reason) => {

@@ -213,3 +213,144 @@ fn words_never_received_count_in_the_fifo_occupancy() {
     let send = sender["ni"]["send_fifo_entry_cycles"].as_u64().unwrap();
     assert!(send < 10 * 100, "{s:#}");
 }
+
+// ---- item 4: abort -------------------------------------------------------------------------------------------
+
+/// Runs `tests/sim/abort.c` on the simulator; returns the output and the stats without the host section.
+fn simulated_abort(args: &[&str], debug: bool) -> (Output, serde_json::Value) {
+    let elf = build("sim/abort.c", &[]);
+    let dir = scratch(&format!("abort-{}-{debug}", args.join("-")));
+    let stats = dir.join("stats.json");
+    let chip = chip("pimp-4x4");
+    let mut cmd = vec!["run", "--chip", &chip, "-n", "4", "--max-cycles", "50000000", "--stats", path_str(&stats)];
+    if debug {
+        cmd.push("--debug-clocking");
+    }
+    cmd.push(path_str(&elf));
+    cmd.extend_from_slice(args);
+    let out = nocmsg(&cmd);
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let obj = json.as_object_mut().unwrap();
+    obj.remove("host");
+    obj.remove("clocking");
+    (out, json)
+}
+
+/// MPI_Abort on the simulator used to stop only the calling core (the port's abort was `exit`): ranks spinning in
+/// MPI_Iprobe or computing ran on until --max-cycles or forever. It ends the whole run now, with the caller's code
+/// and a line naming the rank, as natively; the output is the same with both clockings.
+#[test]
+fn mpi_abort_ends_the_whole_simulated_run_with_its_code() {
+    let (out, stats) = simulated_abort(&["mpi", "7"], false);
+    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    let err = text(&out.stderr);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("nocmsg: rank 0 called abort (code 7) at cycle "), "{err}");
+    assert!(last.ends_with("; stopped 3 other running cores"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let stdout = text(&out.stdout);
+    // The library's own line (picolibc's semihosting stderr is the console's stdout).
+    assert!(stdout.contains("[core 0] nocmsg: rank 0 called nocmsg_abort(7)"), "{stdout}");
+    assert!(stdout.contains("[core 0] rank 0 of 4 aborts"), "{stdout}");
+    assert!(stdout.contains("[core 2] rank 2 computing: 4096"), "the computing rank got going: {stdout}");
+    assert!(!stdout.contains("returned from MPI_Abort") && !stdout.contains("nobody sent"), "{stdout}");
+    // Well before the cycle limit: the abort's cycle is the run's end, and every other core stopped there.
+    let cycle: u64 = last.split("at cycle ").nth(1).unwrap().split(';').next().unwrap().parse().unwrap();
+    assert!(cycle < 5_000_000, "{last}");
+    assert_eq!(stats["total_cycles"], cycle, "{stats:#}");
+    let cores = stats["cores"].as_array().unwrap();
+    assert_eq!(cores[0]["state"], "aborted");
+    assert_eq!(cores[0]["code"], 7);
+    for c in &cores[1..] {
+        assert_eq!((&c["state"], &c["by"], &c["cycles"]), (&serde_json::json!("stopped"), &serde_json::json!(0), &serde_json::json!(cycle)), "{c}");
+    }
+    // Debug clocking stops at the same cycle with the same output.
+    let (debug, debug_stats) = simulated_abort(&["mpi", "7"], true);
+    assert_eq!(debug.status.code(), Some(7));
+    assert_eq!(text(&debug.stdout), stdout);
+    assert_eq!(text(&debug.stderr), err);
+    assert_eq!(debug_stats["total_cycles"], stats["total_cycles"]);
+    assert_eq!(debug_stats["cores"][0], stats["cores"][0], "the aborting core's statistics are exact");
+}
+
+/// C's abort() ends the whole run too, with status 134 as a rank killed by SIGABRT natively; MPI_Abort with code
+/// 0 still fails the run (status 1), as natively.
+#[test]
+fn c_abort_and_mpi_abort_0_end_the_run_as_natively() {
+    let (out, _) = simulated_abort(&["c"], false);
+    assert_eq!(out.status.code(), Some(134), "{}", show(&out));
+    assert!(text(&out.stderr).contains("nocmsg: rank 0 called abort (code 134) at cycle "), "{}", show(&out));
+    let (out, _) = simulated_abort(&["mpi", "0"], false);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(text(&out.stderr).contains("nocmsg: rank 0 called abort (code 0) at cycle "), "{}", show(&out));
+}
+
+/// The same program natively (where the launcher already stopped the job): exit 7 quickly, naming rank 0.
+#[test]
+fn mpi_abort_ends_the_native_job_with_its_code() {
+    let dir = scratch("abort-native");
+    let exe = dir.join("abort");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc-native")).args(["-O2", "-Wall", "-Werror"]).arg(root().join("tests/sim/abort.c")).arg("-o").arg(&exe),
+        "nocmsg-cc-native abort.c",
+    );
+    let started = std::time::Instant::now();
+    let out = nocmsg(&["native", "-n", "4", "--timeout", "60", path_str(&exe), "mpi", "7"]);
+    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    assert!(started.elapsed().as_secs() < 30, "the launcher stopped the spinning ranks");
+    let err = text(&out.stderr);
+    assert!(err.contains("nocmsg: rank 0 called nocmsg_abort(7)"), "{err}");
+    assert!(err.contains("rank 0"), "{err}");
+    let out = nocmsg(&["native", "-n", "4", "--timeout", "60", path_str(&exe), "c"]);
+    assert_eq!(out.status.code(), Some(134), "{}", show(&out));
+}
+
+// ---- item 17: sleep ------------------------------------------------------------------------------------------
+
+/// sleep, usleep and nanosleep were missing on the simulated cores. They pass simulated time now: exactly what was
+/// asked (rounded up to a cycle), with POSIX's errors, in host time next to nothing, and the same with debug
+/// clocking; the slept cycles are a stall cause of their own in the statistics.
+#[test]
+fn sleep_usleep_and_nanosleep_pass_simulated_time() {
+    let elf = build("sim/sleep.c", &[]);
+    let dir = scratch("sleep");
+    let golden = std::fs::read_to_string(root().join("tests/sim/sleep.expected")).unwrap();
+    let mut runs = Vec::new();
+    for clocking in [None, Some("--debug-clocking")] {
+        let stats = dir.join(format!("stats-{}.json", clocking.is_some()));
+        let chip = chip("pimp-2x2");
+        let mut args = vec!["run", "--chip", &chip, "-n", "1", "--no-prefix", "--stats", path_str(&stats)];
+        args.extend(clocking);
+        args.push(path_str(&elf));
+        let out = nocmsg(&args);
+        assert!(out.status.success(), "{}", show(&out));
+        assert_eq!(text(&out.stdout), golden);
+        let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        json.as_object_mut().unwrap().remove("host");
+        json.as_object_mut().unwrap().remove("clocking");
+        runs.push(json);
+    }
+    assert_eq!(runs[0], runs[1], "fast and debug clocking disagree");
+    let core = &runs[0]["cores"][0];
+    // 15 us + 25 us + 1 ns at 1 GHz: 40,001 cycles asleep, and every cycle still an instruction or a stall.
+    assert_eq!(core["stalls"]["sleep"], 40_001, "{core}");
+    let stalls: u64 = core["stalls"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(core["cycles"].as_u64().unwrap(), core["instructions"].as_u64().unwrap() + stalls);
+
+    // Whole seconds cost no host time (the run jumps over them).
+    let started = std::time::Instant::now();
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", "--no-prefix", path_str(&elf), "long"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(started.elapsed().as_secs() < 10, "5.5 simulated seconds of sleep took {:?}", started.elapsed());
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with(&golden), "{stdout}");
+    let tail = &stdout[golden.len()..];
+    assert!(tail.contains("sleep 2                      rc 0, 2000000 us\n"), "{tail}");
+    assert!(tail.contains("usleep 1500000               rc 0, 1500000 us\n"), "{tail}");
+    assert!(tail.contains("time() after: 5 s\n"), "{tail}");
+
+    // Sleeping cores wake in simulated-time order: core r sleeps 40 - 10 r microseconds.
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), path_str(&elf), "order"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "[core 3] core 3 awake\n[core 2] core 2 awake\n[core 1] core 1 awake\n[core 0] core 0 awake\n");
+}
