@@ -175,15 +175,25 @@ impl Chip {
         let heap_end = mem_end - config.core.stack_kib * 1024;
         let does_not_fit = |message: String| LoadError::DoesNotFit { path: program.path.clone(), chip: config.name.clone(), message };
         for s in &program.segments {
-            if s.address < MEMORY_BASE || s.address + s.mem_size > heap_end {
+            if s.address < MEMORY_BASE {
                 return Err(does_not_fit(format!(
-                    "segment {:#x}..{:#x} is outside the {} KiB of private memory at {MEMORY_BASE:#x} less the {} KiB stack",
+                    "segment {:#x}..{:#x} lies below the private memory at {MEMORY_BASE:#x} (bin/nocmsg-cc's linker script puts programs there)",
                     s.address,
-                    s.address + s.mem_size,
-                    config.core.memory_kib,
-                    config.core.stack_kib
+                    s.address + s.mem_size
                 )));
             }
+        }
+        let image_end = program.segments.iter().map(|s| s.address + s.mem_size).max().unwrap_or(MEMORY_BASE);
+        if image_end > heap_end {
+            // Say how much is needed and which setting gives it, not only which segment is out of bounds.
+            let image_kib = (image_end - MEMORY_BASE).div_ceil(1024);
+            let (memory_kib, stack_kib) = (config.core.memory_kib, config.core.stack_kib);
+            return Err(does_not_fit(format!(
+                "its image needs {image_kib} KiB ({MEMORY_BASE:#x}..{image_end:#x}) below the {stack_kib} KiB stack, but core.memory_kib = \
+                 {memory_kib} leaves {} KiB there; raise core.memory_kib to at least {} (or lower core.stack_kib)",
+                memory_kib - stack_kib,
+                image_kib + stack_kib
+            )));
         }
         if program.boot_block.is_some_and(|b| b < MEMORY_BASE || b + 88 > heap_end) {
             return Err(does_not_fit("the boot block (nocmsg_boot) is outside memory".into()));

@@ -354,3 +354,80 @@ fn sleep_usleep_and_nanosleep_pass_simulated_time() {
     assert!(out.status.success(), "{}", show(&out));
     assert_eq!(text(&out.stdout), "[core 3] core 3 awake\n[core 2] core 2 awake\n[core 1] core 1 awake\n[core 0] core 0 awake\n");
 }
+
+// ---- item 16: memory for real programs -----------------------------------------------------------------------
+
+/// Third-party MPI programs did not fit the shipped chips (1 MiB per core, 256 KiB on pimp-32x32). Every preset
+/// now holds a 1 MiB static buffer and 2 x 4 MiB of heap per core, and bench/micro/coll.c runs on pimp-32x32.
+#[test]
+fn every_preset_holds_real_programs() {
+    let elf = build("sim/memory.c", &[]);
+    for preset in ["pimp-2x2", "pimp-3x3", "pimp-4x4", "pimp-8x8", "pimp-32x32"] {
+        let out = nocmsg(&["run", "--chip", &chip(preset), "-n", "2", "--no-prefix", path_str(&elf), "big"]);
+        assert!(out.status.success(), "{preset}\n{}", show(&out));
+        assert_eq!(text(&out.stdout), "1 MiB static and 2 x 4 MiB of heap: 6\n".repeat(2), "{preset}");
+    }
+    let dir = scratch("coll-32x32");
+    let coll = dir.join("coll.elf");
+    run_checked(Command::new(root().join("bin/nocmsg-cc")).arg("-O2").arg(root().join("bench/micro/coll.c")).arg("-o").arg(&coll), "nocmsg-cc coll.c");
+    let chip = chip("pimp-32x32");
+    let args = ["run", "--chip", &chip, "-n", "4", "--no-prefix", path_str(&coll), "--op", "barrier", "--alg", "auto", "--iters", "1", "--reps", "1"];
+    let out = nocmsg(&args);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(text(&out.stdout).contains("\nbarrier,auto,"), "{}", show(&out));
+}
+
+/// The last number in `text` after `marker` (up to the next character that is not a digit).
+fn number_after(text: &str, marker: &str) -> u64 {
+    let rest = text.split(marker).nth(1).unwrap_or_else(|| panic!("no {marker:?} in {text}"));
+    rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+}
+
+/// "Does not fit" named a segment and the memory, not how much the program needs or which setting gives it. Now it
+/// says both, and the figure is exact: with that much memory the program runs, with 1 KiB less it does not.
+#[test]
+fn a_program_that_does_not_fit_is_told_how_much_memory_it_needs() {
+    let elf = build("sim/memory.c", &[]);
+    let dir = scratch("does-not-fit");
+    let small = chip_with_memory(&dir, "pimp-2x2", 1024, 64);
+    let out = nocmsg(&["run", "--chip", &small, "-n", "1", path_str(&elf), "malloc", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("does not fit chip pimp-2x2: its image needs "), "{err}");
+    assert!(err.contains("below the 64 KiB stack, but core.memory_kib = 1024 leaves 960 KiB there"), "{err}");
+    let needed = number_after(&err, "raise core.memory_kib to at least ");
+    assert!(needed > 1024 + 64, "{err}");
+    let enough = chip_with_memory(&dir, "pimp-2x2", needed, 64);
+    let out = nocmsg(&["run", "--chip", &enough, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "0"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let short = chip_with_memory(&dir, "pimp-2x2", needed - 1, 64);
+    let out = nocmsg(&["run", "--chip", &short, "-n", "1", path_str(&elf), "malloc", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+/// Running out of heap gave malloc's NULL and nothing else. The runtime now says, once per core and on stderr, how
+/// much was asked, how much heap the core has and what to raise (again exact: that much memory serves the request).
+#[test]
+fn running_out_of_heap_is_reported_once_with_the_setting_to_raise() {
+    let elf = build("sim/memory.c", &[]);
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "2", path_str(&elf), "malloc", "100"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout).matches("malloc 100 MiB: NULL").count(), 4, "{}", show(&out));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "one line per core\n{err}");
+    for core in 0..2 {
+        let want = format!("[core {core}] nocmsg: core {core}: out of memory: the heap cannot grow by 102401 KiB (0 of its ");
+        assert!(err.contains(&want), "{err}");
+    }
+    assert!(err.contains("KiB in use: core.memory_kib = 65536 less the 8192 KiB stack and the "), "{err}");
+    let needed = number_after(&err, "raise core.memory_kib in the chip file (to at least ");
+    let dir = scratch("out-of-memory");
+    let enough = chip_with_memory(&dir, "pimp-2x2", needed, 8192);
+    let out = nocmsg(&["run", "--chip", &enough, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "100"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(text(&out.stdout).starts_with("malloc 100 MiB: ok\n"), "{}", show(&out));
+    let short = chip_with_memory(&dir, "pimp-2x2", needed - 1, 8192);
+    let out = nocmsg(&["run", "--chip", &short, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "100"]);
+    assert!(text(&out.stdout).starts_with("malloc 100 MiB: NULL\n"), "{}", show(&out));
+}
