@@ -308,7 +308,7 @@ impl Chip {
                     RunStop::Stopped => {
                         let end = core.end_cycle.unwrap_or(core.hart.cycle);
                         core.console.flush_partial(rank, end);
-                        if matches!(core.status, CoreStatus::Aborted { .. }) && abort.is_none_or(|first| (end, rank) < first) {
+                        if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
                             abort = Some((end, rank));
                             horizon = horizon.min(end);
                         }
@@ -339,7 +339,7 @@ impl Chip {
                     }
                 }
                 // Instructions due at the abort's cycle or later never run.
-                while abort.is_none_or(|(at, _)| t < at) {
+                while abort.map_or(true, |(at, _)| t < at) {
                     let Some((rank, d)) = sched.pop_at(t) else { break };
                     let core = &mut self.cores[rank];
                     match ni.execute(core, d, net, &self.env) {
@@ -379,7 +379,7 @@ impl Chip {
                 horizon = (horizon + quantum).min(limit);
                 // After a long sleep every core may be quanta ahead with nothing due and nothing in the network:
                 // skip the quanta in which nothing can happen (flush boundaries stay multiples of the period).
-                let quiet = sched.due.is_empty() && sched.asleep.is_empty() && self.network.as_ref().is_none_or(Network::is_idle);
+                let quiet = sched.due.is_empty() && sched.asleep.is_empty() && self.network.as_ref().map_or(true, Network::is_idle);
                 if !debug && quiet {
                     let earliest = sched.ready.iter().map(|&r| self.cores[r].hart.cycle).min().unwrap_or(0);
                     if earliest >= horizon {
@@ -433,7 +433,7 @@ impl Chip {
     /// simulator stopped them, which with fast clocking may go past `cycle` (by at most one quantum).
     fn stop_after_abort(&mut self, cycle: u64, rank: usize) {
         for core in self.cores.iter_mut().filter(|c| c.rank != rank) {
-            if core.end_cycle.is_none_or(|end| end > cycle) {
+            if core.end_cycle.map_or(true, |end| end > cycle) {
                 core.status = CoreStatus::Stopped { by: rank };
                 core.end_cycle = Some(cycle);
                 core.console.discard_after(cycle);
