@@ -1,6 +1,6 @@
 /*
- * posix.c - the POSIX pieces that picolibc lacks or gets wrong on a simulated core: clocks in simulated time, and
- * sysconf.
+ * posix.c - the POSIX pieces that picolibc lacks or gets wrong on a simulated core: clocks in simulated time,
+ * sleeping in simulated time, abort() for the whole run, and sysconf.
  *
  * clock_gettime, clock_getres, gettimeofday, time and clock all read the core's cycle counter and convert it at
  * the chip's clock frequency (nocmsg_boot.frequency_hz), so a program's timings are simulated time and come out the
@@ -10,12 +10,15 @@
  * replace picolibc's semihosting versions, which have only centisecond or second resolution.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "nocmsg_core.h"
+#include "nocmsg_semihost.h"
 
 /* Simulated time in whole seconds and the nanoseconds past them (each split is exact: no 64-bit overflow for any
  * cycle count at frequencies up to 18 GHz). */
@@ -114,4 +117,48 @@ long sysconf(int name)
         errno = EINVAL;
         return -1;
     }
+}
+
+/* Sleeping: the core's clock moves on by the time asked, rounded up to whole cycles (NOCMSG_SYS_SLEEP). A core's
+ * memory is private, so nothing can happen to it meanwhile and jumping its clock is exact, and costs no host time
+ * (a loop reading the cycle counter would cost host seconds per simulated second). Nothing interrupts a sleep,
+ * so `rem` is never written and the calls fail only on bad arguments. */
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    (void)rem;
+    if (!req) {
+        errno = EFAULT;
+        return -1;
+    }
+    if (req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= 1000000000L) {
+        errno = EINVAL;
+        return -1;
+    }
+    uint64_t block[2] = {(uint64_t)req->tv_sec, (uint64_t)req->tv_nsec};
+    nocmsg_semihost(NOCMSG_SYS_SLEEP, block);
+    return 0;
+}
+
+unsigned sleep(unsigned seconds)
+{
+    struct timespec t = {.tv_sec = (time_t)seconds, .tv_nsec = 0};
+    nanosleep(&t, NULL);
+    return 0; /* no signal cuts it short: nothing left to sleep */
+}
+
+/* Any number of microseconds, as glibc accepts (the old XSI limit of one million is a "may fail"). */
+int usleep(useconds_t microseconds)
+{
+    struct timespec t = {.tv_sec = (time_t)(microseconds / 1000000), .tv_nsec = (long)(microseconds % 1000000) * 1000};
+    return nanosleep(&t, NULL);
+}
+
+/* abort() ends the whole run, as an aborting rank ends an MPI job natively, with status 134 (128 + SIGABRT, how a
+ * shell reports a process killed by SIGABRT): NOCMSG_SYS_ABORT. picolibc's abort would end this core only. */
+void abort(void)
+{
+    int64_t block[1] = {128 + SIGABRT};
+    nocmsg_semihost(NOCMSG_SYS_ABORT, block);
+    for (;;)
+        ;
 }

@@ -13,6 +13,7 @@
 
 #include <nocmsg_core.h>
 #include <nocmsg_pimp.h>
+#include <nocmsg_semihost.h>
 
 #include "../include/nocmsg.h"
 
@@ -120,9 +121,12 @@ static inline double nocmsg_port_wtick(void)
     return 1.0 / (double)nocmsg_frequency_hz();
 }
 
+/* Ends the whole run, every core, with `code` (as the native launcher stops every rank), not only this core. */
 __attribute__((noreturn)) static inline void nocmsg_port_abort(int code)
 {
-    exit(code);
+    int64_t block[1] = {code};
+    nocmsg_semihost(NOCMSG_SYS_ABORT, block);
+    exit(code ? code : 1); /* not reached on the simulator */
 }
 
 #endif /* NOCMSG_PORT_PIMP_H */

@@ -3,7 +3,8 @@
  *
  * A semihosting request is the instruction sequence `slli x0, x0, 0x1f; ebreak; srai x0, x0, 7` with the operation
  * number in a0 and a pointer to its parameter block in a1; the result comes back in a0 (RISC-V semihosting spec,
- * operations as in the Arm semihosting specification).
+ * operations as in the Arm semihosting specification). NOCMSG_SYS_ABORT and NOCMSG_SYS_SLEEP are the simulator's own
+ * (docs/cores.md); on another semihosting host they are unknown operations.
  */
 #ifndef NOCMSG_SEMIHOST_H
 #define NOCMSG_SEMIHOST_H
@@ -29,6 +30,9 @@ enum {
     NOCMSG_SYS_EXIT_EXTENDED = 0x20,
     NOCMSG_SYS_ELAPSED = 0x30,
     NOCMSG_SYS_TICKFREQ = 0x31,
+    /* nocmsg's own operations, in the range the specification leaves to applications (0x100-0x1ff). */
+    NOCMSG_SYS_ABORT = 0x100, /* block {code}: end the whole run (every core) with this code */
+    NOCMSG_SYS_SLEEP = 0x101, /* block {seconds, nanoseconds}: this core's clock moves on that much */
 };
 
 static inline uintptr_t nocmsg_semihost(uintptr_t op, void *arg)

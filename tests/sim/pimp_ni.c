@@ -7,6 +7,8 @@
  *   pimp_ni send-full      core 0 sends without testing to a core that never receives (a fault once full)
  *   pimp_ni bad-dest       core 0 sends to core 99 (a fault)
  *   pimp_ni deadlock       both cores wait for a message nobody sends
+ *   pimp_ni unreceived N   core 0 sends N words to core 1, which exits without receiving them; core 0 then computes
+ *                          for a while, so the words sit in core 1's receive FIFO until the run ends
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,14 @@ int main(int argc, char **argv)
             nocmsg_pimp_send(1, i);
     if (!strcmp(mode, "bad-dest") && me == 0)
         nocmsg_pimp_send(99, 1);
+    if (!strcmp(mode, "unreceived") && me == 0) {
+        for (uint64_t i = 0; i < n; i++) {
+            nocmsg_pimp_wait_send();
+            nocmsg_pimp_send(1, i);
+        }
+        for (int i = 0; i < 20000; i++)
+            sink += (uint64_t)i * 3;
+    }
     if (!strcmp(mode, "deadlock")) {
         nocmsg_pimp_wait_recv();
         sink = nocmsg_pimp_recv();

@@ -67,6 +67,9 @@ pub enum RunEnd {
     Failed { core: usize, code: i64 },
     /// A core stopped on an error (the first, by cycle then core).
     Fault(Box<CoreFault>),
+    /// A core ended the whole run (MPI_Abort, abort()) at `cycle` with `code`; `stopped` other cores were still
+    /// running and were stopped there.
+    Aborted { core: usize, code: i64, cycle: u64, stopped: usize },
     /// The cycle limit was reached with cores still running.
     CycleLimit { cycle: u64, running: Vec<usize> },
     /// Every running core waits on the network and nothing can end the wait.
@@ -172,15 +175,25 @@ impl Chip {
         let heap_end = mem_end - config.core.stack_kib * 1024;
         let does_not_fit = |message: String| LoadError::DoesNotFit { path: program.path.clone(), chip: config.name.clone(), message };
         for s in &program.segments {
-            if s.address < MEMORY_BASE || s.address + s.mem_size > heap_end {
+            if s.address < MEMORY_BASE {
                 return Err(does_not_fit(format!(
-                    "segment {:#x}..{:#x} is outside the {} KiB of private memory at {MEMORY_BASE:#x} less the {} KiB stack",
+                    "segment {:#x}..{:#x} lies below the private memory at {MEMORY_BASE:#x} (bin/nocmsg-cc's linker script puts programs there)",
                     s.address,
-                    s.address + s.mem_size,
-                    config.core.memory_kib,
-                    config.core.stack_kib
+                    s.address + s.mem_size
                 )));
             }
+        }
+        let image_end = program.segments.iter().map(|s| s.address + s.mem_size).max().unwrap_or(MEMORY_BASE);
+        if image_end > heap_end {
+            // Say how much is needed and which setting gives it, not only which segment is out of bounds.
+            let image_kib = (image_end - MEMORY_BASE).div_ceil(1024);
+            let (memory_kib, stack_kib) = (config.core.memory_kib, config.core.stack_kib);
+            return Err(does_not_fit(format!(
+                "its image needs {image_kib} KiB ({MEMORY_BASE:#x}..{image_end:#x}) below the {stack_kib} KiB stack, but core.memory_kib = \
+                 {memory_kib} leaves {} KiB there; raise core.memory_kib to at least {} (or lower core.stack_kib)",
+                memory_kib - stack_kib,
+                image_kib + stack_kib
+            )));
         }
         if program.boot_block.is_some_and(|b| b < MEMORY_BASE || b + 88 > heap_end) {
             return Err(does_not_fit("the boot block (nocmsg_boot) is outside memory".into()));
@@ -270,6 +283,10 @@ impl Chip {
     /// such instruction (or to the next horizon, or until a sleeping core wakes), and then the instructions due in
     /// that cycle run. Debug clocking uses a horizon of one cycle, visits every router, and lets waiting cores
     /// spin instead of sleeping.
+    ///
+    /// A core that aborts (semihosting `NOCMSG_SYS_ABORT`) ends the run at the cycle its call retires: from then
+    /// on the horizon is that cycle, so the other cores run, and their NI instructions execute, only up to it
+    /// (an earlier abort found meanwhile takes over). See [`Chip::stop_after_abort`] for what that leaves.
     pub fn run(&mut self, events: &mut dyn FnMut(Event)) -> (RunEnd, RunStats) {
         let started = Instant::now();
         let debug = self.options.debug_clocking;
@@ -280,15 +297,28 @@ impl Chip {
         let mut horizon = quantum.min(limit);
         let mut limited = false;
         let mut deadlock = None;
+        // The first abort so far: (cycle, rank).
+        let mut abort: Option<(u64, usize)> = None;
         loop {
             // Every core runs ahead on its own until the horizon or its next NI instruction.
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
                 match core.run(horizon, &self.env) {
                     RunStop::Horizon => sched.ready.push(rank),
-                    RunStop::Stopped => core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle)),
+                    RunStop::Stopped => {
+                        let end = core.end_cycle.unwrap_or(core.hart.cycle);
+                        core.console.flush_partial(rank, end);
+                        if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
+                            abort = Some((end, rank));
+                            horizon = horizon.min(end);
+                        }
+                    }
                     RunStop::Ni(d) => sched.at_ni(rank, core.hart.cycle, d),
                 }
+            }
+            if sched.is_idle() {
+                // Every core has stopped: the network has nothing more to do for them (see the end of the run).
+                break;
             }
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
@@ -300,12 +330,17 @@ impl Chip {
                     net.step().expect("the chip watches for deadlocks itself");
                     if !debug && !sched.asleep.is_empty() {
                         t = t.min(sched.wake(&mut self.cores, ni.as_mut(), net));
-                        if sched.everyone_asleep() && net.now().0 - net.last_progress().0 > self.config.network.watchdog_cycles {
+                        if abort.is_none()
+                            && sched.everyone_asleep()
+                            && net.now().0 - net.last_progress().0 > self.config.network.watchdog_cycles
+                        {
                             t = net.now().0;
                         }
                     }
                 }
-                while let Some((rank, d)) = sched.pop_at(t) {
+                // Instructions due at the abort's cycle or later never run.
+                while abort.map_or(true, |(at, _)| t < at) {
+                    let Some((rank, d)) = sched.pop_at(t) else { break };
                     let core = &mut self.cores[rank];
                     match ni.execute(core, d, net, &self.env) {
                         NiOutcome::Continue => sched.ready.push(rank),
@@ -317,7 +352,8 @@ impl Chip {
                         NiOutcome::Stopped => core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle)),
                     }
                 }
-                if (debug || sched.everyone_asleep()) && !sched.is_idle() {
+                // Cores waiting when another has aborted are not deadlocked: the abort ends their wait.
+                if abort.is_none() && (debug || sched.everyone_asleep()) && !sched.is_idle() {
                     deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles);
                     if deadlock.is_some() {
                         break;
@@ -328,6 +364,9 @@ impl Chip {
                 break;
             }
             if t == horizon {
+                if abort.is_some() {
+                    break;
+                }
                 if horizon % FLUSH_PERIOD_CYCLES == 0 {
                     self.flush_console(&mut lines, events);
                     let instructions = self.cores.iter().map(|c| c.hart.instret).sum();
@@ -338,13 +377,32 @@ impl Chip {
                     break;
                 }
                 horizon = (horizon + quantum).min(limit);
+                // After a long sleep every core may be quanta ahead with nothing due and nothing in the network:
+                // skip the quanta in which nothing can happen (flush boundaries stay multiples of the period).
+                let quiet = sched.due.is_empty() && sched.asleep.is_empty() && self.network.as_ref().map_or(true, Network::is_idle);
+                if !debug && quiet {
+                    let earliest = sched.ready.iter().map(|&r| self.cores[r].hart.cycle).min().unwrap_or(0);
+                    if earliest >= horizon {
+                        horizon = (earliest - earliest % quantum + quantum).min(limit);
+                    }
+                }
             }
         }
+        if let Some((cycle, rank)) = abort {
+            self.stop_after_abort(cycle, rank);
+            horizon = cycle;
+        }
         // Sleeping cores owe the iterations they skipped up to where the run stopped.
-        if let (Some(net), Some(ni)) = (self.network.as_ref(), self.ni.as_mut()) {
-            let end = if limited { horizon } else { net.now().0 };
+        if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
+            let end = if limited || abort.is_some() { horizon } else { net.now().0 };
             sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
-            ni.finish(net);
+            // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
+            // same with either clocking: the network catches up to it, and anything it did later is ignored.
+            let last = self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0);
+            while net.now().0 < last && !net.skip_idle_to(Cycle(last)) {
+                net.step().expect("the chip watches for deadlocks itself");
+            }
+            ni.finish(net, last);
         }
         for core in &mut self.cores {
             let c = core.end_cycle.unwrap_or(core.hart.cycle);
@@ -367,17 +425,37 @@ impl Chip {
         lines.clear();
     }
 
+    /// After core `rank` aborted the run at `cycle`: every core that was still running then is stopped there.
+    /// Whatever a core did after `cycle` (cores run ahead of the global clock) did not happen as far as the run's
+    /// outcome and output go: an exit, fault or abort after it becomes `Stopped`, console lines completed after it
+    /// are dropped, and so are unfinished lines of the stopped cores (as a killed process loses its buffers). The
+    /// stopped cores' `cycles` are `cycle`; their instruction and stall counts are what they had run when the
+    /// simulator stopped them, which with fast clocking may go past `cycle` (by at most one quantum).
+    fn stop_after_abort(&mut self, cycle: u64, rank: usize) {
+        for core in self.cores.iter_mut().filter(|c| c.rank != rank) {
+            if core.end_cycle.map_or(true, |end| end > cycle) {
+                core.status = CoreStatus::Stopped { by: rank };
+                core.end_cycle = Some(cycle);
+                core.console.discard_after(cycle);
+            }
+        }
+    }
+
     /// The first core (by stop cycle, then rank) that failed, if any.
     fn first_failure(&self) -> Option<RunEnd> {
         let first = self
             .cores
             .iter()
-            .filter(|c| !matches!(c.status, CoreStatus::Exited { code: 0 } | CoreStatus::Running))
+            .filter(|c| !matches!(c.status, CoreStatus::Exited { code: 0 } | CoreStatus::Running | CoreStatus::Stopped { .. }))
             .min_by_key(|c| (c.end_cycle.unwrap_or(u64::MAX), c.rank))?;
         match &first.status {
             CoreStatus::Exited { code } => Some(RunEnd::Failed { core: first.rank, code: *code }),
             CoreStatus::Faulted { fault } => Some(RunEnd::Fault(fault.clone())),
-            CoreStatus::Running => None,
+            CoreStatus::Aborted { code } => {
+                let stopped = self.cores.iter().filter(|c| matches!(c.status, CoreStatus::Stopped { .. })).count();
+                Some(RunEnd::Aborted { core: first.rank, code: *code, cycle: first.end_cycle.unwrap_or(0), stopped })
+            }
+            CoreStatus::Running | CoreStatus::Stopped { .. } => None,
         }
     }
 

@@ -236,8 +236,19 @@ impl ChipConfig {
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,
         };
-        cfg.validate().map_err(|e| e.to_string().replace("invalid network configuration: ", "network."))?;
+        cfg.validate().map_err(|e| format!("{} = {}: {}", self.key_of(e.field), e.value, e.reason))?;
         Ok(cfg)
+    }
+
+    /// The chip-file key (section and name) that sets field `field` of the network configuration, so errors name
+    /// what the user wrote: the mesh shape comes from `[mesh]`, PIMP's ejection queue from `ni.recv_fifo_entries`.
+    fn key_of(&self, field: &str) -> String {
+        match field {
+            "width" | "height" | "concentration" => format!("mesh.{field}"),
+            "eject_queue_flits" if self.ni.kind == NiKind::Pimp => "ni.recv_fifo_entries".into(),
+            f if f.starts_with("nodes") => "mesh: tiles (width x height x concentration)".into(),
+            f => format!("network.{f}"),
+        }
     }
 
     /// Tiles (cores) on the chip.
@@ -285,7 +296,12 @@ mod tests {
     fn errors_name_the_field() {
         let cases = [
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 8"), "core.memory_kib = 8"),
-            (MINIMAL.replace("width = 2", "width = 0"), "network.width = 0"),
+            (MINIMAL.replace("width = 2", "width = 0"), "mesh.width = 0: must be between 1 and 1024"),
+            (MINIMAL.replace("height = 2", "height = 2000"), "mesh.height = 2000"),
+            (MINIMAL.replace("height = 2", "height = 2, concentration = 9"), "mesh.concentration = 9"),
+            (format!("{MINIMAL}\n[network]\nbuffer_depth_flits = 0"), "network.buffer_depth_flits = 0"),
+            (format!("{MINIMAL}\n[network]\neject_queue_flits = 0"), "network.eject_queue_flits = 0"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\nrecv_fifo_entries = 5000"), "ni.recv_fifo_entries = 5000"),
             (format!("{MINIMAL}\n[network]\nrouter = \"2stage\""), "unknown router pipeline '2stage'"),
             (MINIMAL.replace("frequency_mhz = 500", "frequency_mhz = 500, colour = 1"), "unknown field `colour`"),
             (MINIMAL.replace("name = \"t\"", ""), "missing field `name`"),

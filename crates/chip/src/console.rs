@@ -44,6 +44,13 @@ impl Console {
         }
     }
 
+    /// Forgets the lines completed after `cycle` and the unfinished ones (a core stopped at `cycle` by another's
+    /// abort, which may have run past it).
+    pub fn discard_after(&mut self, cycle: u64) {
+        self.finished.retain(|l| l.cycle <= cycle);
+        self.partial = Default::default();
+    }
+
     /// Turns unfinished lines into lines (at the end of the run).
     pub fn flush_partial(&mut self, core: usize, cycle: u64) {
         for stream in [Stream::Stdout, Stream::Stderr] {

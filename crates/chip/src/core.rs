@@ -90,6 +90,10 @@ pub enum CoreStatus {
     Running,
     Exited { code: i64 },
     Faulted { fault: Box<CoreFault> },
+    /// The core ended the whole run (MPI_Abort, abort(): semihosting `NOCMSG_SYS_ABORT`) with this code.
+    Aborted { code: i64 },
+    /// The core was still running when core `by` aborted the run.
+    Stopped { by: usize },
 }
 
 /// Why [`Core::run`] returned.
@@ -111,6 +115,7 @@ pub struct CoreEnv {
     pub frequency_hz: u64,
     pub command_line: String,
     pub heap_start: u64,
+    /// The bottom of the stack reservation: the heap stops here, and `sp` must not go below it.
     pub heap_end: u64,
     pub stack_top: u64,
     /// Directory files opened through semihosting are resolved against (and confined to).
@@ -138,6 +143,8 @@ pub struct Core {
     pub end_cycle: Option<u64>,
     /// With profiling on: cycles spent at each word of the program text (`--profile`).
     pub profile: Option<Box<[u64]>>,
+    /// Cycles spent asleep (sleep, usleep, nanosleep: semihosting `NOCMSG_SYS_SLEEP`).
+    pub sleep_cycles: u64,
 }
 
 impl Core {
@@ -156,6 +163,7 @@ impl Core {
             files: FileTable::default(),
             end_cycle: None,
             profile: None,
+            sleep_cycles: 0,
         }
     }
 
@@ -229,12 +237,40 @@ impl Core {
                     return RunStop::Stopped;
                 }
             };
+            // The only instructions that move the stack pointer are those writing x2, so checking them catches a
+            // stack growing into the heap at the instruction that does it (decoded words carry rd = 0 for formats
+            // without a destination).
+            if d.rd == 2 && self.hart.x[2] < env.heap_end {
+                self.stack_overflow(pc, env);
+                return RunStop::Stopped;
+            }
             self.retire(&d, redirected, env);
             if PROFILE {
                 self.charge(pc, self.hart.cycle - start);
             }
         }
         RunStop::Horizon
+    }
+
+    /// Stops the core whose instruction at `pc` (already executed) put the stack pointer below the stack
+    /// reservation: without this the stack would silently overwrite the heap, data and code below it.
+    #[cold]
+    #[inline(never)]
+    fn stack_overflow(&mut self, pc: u64, env: &CoreEnv) {
+        self.hart.pc = pc;
+        let sp = self.hart.x[2];
+        let (floor, top) = (env.heap_end, env.stack_top);
+        let reserved = format!("the {} KiB reserved at {floor:#x}..{top:#x}", (top - floor) / 1024);
+        let reason = if sp >= crate::config::MEMORY_BASE {
+            format!(
+                "stack overflow: the stack grew to {} bytes, {} past {reserved} (sp = {sp:#x}; raise core.stack_kib)",
+                top - sp,
+                floor - sp
+            )
+        } else {
+            format!("stack pointer set outside memory: sp = {sp:#x}, below the stack ({reserved})")
+        };
+        self.fault(reason);
     }
 
     /// Adds `cycles` to the profile entry of the instruction at `pc` (if profiling, and if it is program text).
@@ -266,6 +302,14 @@ impl Core {
         self.op_counts[d.op as usize] += 1;
     }
 
+    /// A semihosting call that ends the core (exit, abort) retires like any instruction before the core stops.
+    fn retire_last_call(&mut self, env: &CoreEnv) {
+        self.hart.pc = self.hart.pc.wrapping_add(4);
+        self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
+        self.hart.instret += 1;
+        self.op_counts[riscv::Op::Ebreak as usize] += 1;
+    }
+
     /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions; returns false if the core stopped. On
     /// success the pc has moved past the instruction.
     fn environment(&mut self, op: EnvOp, env: &CoreEnv) -> bool {
@@ -277,12 +321,15 @@ impl Core {
                         true
                     }
                     Ok(semihost::Outcome::Exit(code)) => {
-                        // The exit call retires like any instruction before the core stops.
-                        self.hart.pc = self.hart.pc.wrapping_add(4);
-                        self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
-                        self.hart.instret += 1;
-                        self.op_counts[riscv::Op::Ebreak as usize] += 1;
+                        self.retire_last_call(env);
                         self.exit(code);
+                        false
+                    }
+                    Ok(semihost::Outcome::Abort(code)) => {
+                        // The chip sees the status and stops every other core at this cycle.
+                        self.retire_last_call(env);
+                        self.status = CoreStatus::Aborted { code };
+                        self.end_cycle = Some(self.hart.cycle);
                         false
                     }
                     Err(reason) => {

@@ -120,6 +120,17 @@ impl Program {
         if !segments.iter().any(|s| s.executable && entry >= s.address && entry < s.address + s.mem_size) {
             return Err(malformed(format!("entry point {entry:#x} is not inside an executable segment")));
         }
+        // The loader finds the runtime's boot block by its symbol. Without a symbol table it cannot tell a nocmsg
+        // program (whose cores would all start without rank or stack and fault on their first store) from a plain
+        // one, so it refuses the file rather than guess.
+        if file.symbol_table().is_none() {
+            return Err(unsupported(
+                "has no symbol table (stripped, or its section headers removed), which the loader needs to find the \
+                 runtime's boot block `nocmsg_boot`; build it with bin/nocmsg-cc and do not strip it \
+                 (`strip --keep-symbol=nocmsg_boot` keeps what the loader needs)"
+                    .into(),
+            ));
+        }
         let boot_block = file.symbols().find(|s| s.name() == Ok("nocmsg_boot")).map(|s| s.address());
         let mut functions: Vec<Function> = file
             .symbols()

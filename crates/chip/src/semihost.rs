@@ -5,6 +5,11 @@
 //!
 //! Files are confined to the run's working directory: relative paths without `..`. Time is simulated time (the
 //! core's cycle count at the chip's clock), so programs measure the simulated machine and runs are reproducible.
+//!
+//! Two operations are nocmsg's own, numbered in the range the specification leaves to applications (0x100 to
+//! 0x1ff): [`NOCMSG_SYS_ABORT`] ends the whole run, not only the calling core (MPI_Abort, abort()), and
+//! [`NOCMSG_SYS_SLEEP`] lets simulated time pass on the calling core (sleep, usleep, nanosleep) without simulating
+//! a busy loop.
 
 use crate::console::Stream;
 use crate::core::{Core, CoreEnv};
@@ -36,6 +41,12 @@ pub const SYS_EXIT: u64 = 0x18;
 pub const SYS_EXIT_EXTENDED: u64 = 0x20;
 pub const SYS_ELAPSED: u64 = 0x30;
 pub const SYS_TICKFREQ: u64 = 0x31;
+/// nocmsg: end the whole run; the parameter block is `{code}`: every other core stops where it is and the run
+/// exits with `code` (as a job whose rank calls MPI_Abort ends natively).
+pub const NOCMSG_SYS_ABORT: u64 = 0x100;
+/// nocmsg: sleep; the parameter block is `{seconds, nanoseconds}` (nanoseconds below 10^9): the core's clock
+/// moves on by that much simulated time, rounded up to whole cycles. Returns 0, or -1 for a bad duration.
+pub const NOCMSG_SYS_SLEEP: u64 = 0x101;
 
 /// `ADP_Stopped_ApplicationExit`: the reason code of a normal exit.
 const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
@@ -63,6 +74,8 @@ pub fn is_semihosting_call(ram: &mut Ram, pc: u64) -> bool {
 pub enum Outcome {
     Continue,
     Exit(i64),
+    /// End the whole run with this code.
+    Abort(i64),
 }
 
 #[derive(Debug)]
@@ -355,15 +368,51 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
             0
         }
         SYS_TICKFREQ => env.frequency_hz,
+        NOCMSG_SYS_ABORT => return Ok(Outcome::Abort(field(ram, arg, 0)? as i64)),
+        NOCMSG_SYS_SLEEP => {
+            let (seconds, nanoseconds) = (field(ram, arg, 0)?, field(ram, arg, 1)?);
+            match sleep_cycles(seconds, nanoseconds, env.frequency_hz) {
+                Some(cycles) => {
+                    core.hart.cycle = core.hart.cycle.saturating_add(cycles);
+                    core.sleep_cycles += cycles;
+                    0
+                }
+                None => fail(files, EINVAL),
+            }
+        }
         other => return Err(format!("operation {other:#x} is not supported")),
     };
     core.hart.x[10] = result;
     Ok(Outcome::Continue)
 }
 
+/// Whole cycles covering `seconds` + `nanoseconds` at `frequency_hz` (rounded up, so a sleep lasts at least as
+/// long as asked), saturating at the largest cycle count; `None` for nanoseconds of 10^9 or more.
+pub fn sleep_cycles(seconds: u64, nanoseconds: u64, frequency_hz: u64) -> Option<u64> {
+    if nanoseconds >= 1_000_000_000 {
+        return None;
+    }
+    let ns = u128::from(seconds) * 1_000_000_000 + u128::from(nanoseconds);
+    let cycles = (ns * u128::from(frequency_hz)).div_ceil(1_000_000_000);
+    Some(u64::try_from(cycles).unwrap_or(u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sleeps_last_at_least_what_was_asked_in_whole_cycles() {
+        let ghz = 1_000_000_000;
+        assert_eq!(sleep_cycles(0, 0, ghz), Some(0));
+        assert_eq!(sleep_cycles(1, 500, ghz), Some(1_000_000_500));
+        // 533 MHz (the SCC's cores): 1 ns is 0.533 cycles, rounded up to 1; 1 s exactly 533,000,000.
+        assert_eq!(sleep_cycles(0, 1, 533_000_000), Some(1));
+        assert_eq!(sleep_cycles(1, 0, 533_000_000), Some(533_000_000));
+        assert_eq!(sleep_cycles(0, 3, 533_000_000), Some(2));
+        assert_eq!(sleep_cycles(0, 1_000_000_000, ghz), None);
+        assert_eq!(sleep_cycles(u64::MAX, 999_999_999, 100_000_000_000), Some(u64::MAX));
+    }
 
     #[test]
     fn paths_stay_inside_the_working_directory() {

@@ -25,11 +25,13 @@ pub struct Stalls {
     pub memory: u64,
     /// ALU operations slower than one cycle (a chip with `alu_cycles` > 1).
     pub alu: u64,
+    /// Asleep in sleep, usleep or nanosleep.
+    pub sleep: u64,
 }
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.sleep
     }
 }
 
@@ -66,6 +68,7 @@ impl CoreStats {
                 + count(&|c| c == LatencyClass::Div64) * extra(timing.div64_cycles),
             memory: count(&|c| matches!(c, LatencyClass::Load | LatencyClass::Store)) * extra(timing.memory_cycles),
             alu: alu_like * extra(timing.alu_cycles),
+            sleep: core.sleep_cycles,
         };
         CoreStats {
             core: core.rank,

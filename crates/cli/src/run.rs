@@ -2,6 +2,7 @@
 //!
 //! Exit status: 0 when every core exits 0; otherwise the exit status of the first core (by cycle, then rank) that
 //! exits non-zero, 4 when a core stops on an error (its report is on stderr), 5 when the cycle limit is reached.
+//! A core that aborts (MPI_Abort, nocmsg_abort, abort()) ends the whole run with its code (1 for 0).
 
 use crate::Exit;
 use anyhow::Context;
@@ -251,6 +252,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             Err(Exit::Status(status, format!("nocmsg: core {core} exited with status {code}")).into())
         }
         RunEnd::Fault(fault) => Err(Exit::Status(4, format!("nocmsg: {fault}")).into()),
+        RunEnd::Aborted { core, code, cycle, stopped } => {
+            // As natively: the caller's code, 1 for 0 (an abort is a failure).
+            let status = match code.rem_euclid(256) {
+                0 => 1,
+                s => s as u8,
+            };
+            let others = if stopped == 1 { "core" } else { "cores" };
+            Err(Exit::Status(status, format!("nocmsg: rank {core} called abort (code {code}) at cycle {cycle}; stopped {stopped} other running {others}")).into())
+        }
         RunEnd::Deadlock(deadlock) => Err(Exit::Deadlock(format!("nocmsg: {deadlock}")).into()),
         RunEnd::CycleLimit { cycle, running } => {
             let shown: Vec<String> = running.iter().take(8).map(usize::to_string).collect();

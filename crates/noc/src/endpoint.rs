@@ -20,7 +20,44 @@ pub struct EjectFront {
     pub tail: bool,
 }
 
+/// A packet its destination has not drained yet, as [`Network::undrained`] lists it: still in its source queue,
+/// in the network, or in the destination's ejection queue. A cycle is `None` until the event has been simulated;
+/// `ejected` (its tail entering the ejection queue) may lie a cycle or two ahead of [`Network::now`] for a flit on
+/// the ejection channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undrained {
+    pub packet: PacketId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub created: Cycle,
+    pub injected: Option<Cycle>,
+    pub ejected: Option<Cycle>,
+}
+
 impl Network {
+    /// Every packet not yet drained by its destination, by packet id (for end-of-run accounting by interface
+    /// models: what was still queued when the run stopped).
+    pub fn undrained(&self) -> Vec<Undrained> {
+        let mut free = vec![false; self.packets.len()];
+        for &id in &self.free_packets {
+            free[id as usize] = true;
+        }
+        let known = |c: u64| (c != u64::MAX).then_some(Cycle(c));
+        self.packets
+            .iter()
+            .enumerate()
+            .filter(|&(id, _)| !free[id])
+            .map(|(id, rec)| Undrained {
+                packet: PacketId(id as u32),
+                src: NodeId(rec.src),
+                dst: NodeId(rec.dst),
+                created: Cycle(rec.created),
+                injected: known(rec.injected),
+                ejected: known(rec.ejected),
+            })
+            .collect()
+    }
+
     /// The queue `eject_pop` would take from next (round-robin over VCs, arrived flits only).
     fn eject_front_queue(&self, n: usize) -> Option<usize> {
         let start = self.nodes[n].drain_rr as usize;
@@ -94,6 +131,29 @@ mod tests {
     use crate::types::{Cycle, NodeId};
 
     #[test]
+    fn undrained_lists_queued_travelling_and_waiting_packets() {
+        let cfg = NetworkConfig { width: 2, height: 1, buffer_depth_flits: 2, eject_queue_flits: 2, ..NetworkConfig::default() };
+        let mut net = Network::new(cfg).unwrap();
+        net.set_drain(NodeId(1), DrainPolicy::Manual);
+        for i in 0..8 {
+            net.enqueue(NodeId(0), NodeId(1), 1, i, 0);
+        }
+        net.run_until(Cycle(50)).unwrap();
+        let left = net.undrained();
+        assert_eq!(left.len(), 8, "nothing was drained");
+        assert!(left.iter().all(|p| p.src == NodeId(0) && p.dst == NodeId(1) && p.created == Cycle(0)));
+        // The ejection queue (2) and the buffers on the way hold some; the rest never left the source queue.
+        let waiting = left.iter().filter(|p| p.ejected.is_some_and(|c| c <= net.now())).count();
+        assert_eq!(waiting, net.eject_arrived(NodeId(1)));
+        let queued = left.iter().filter(|p| p.injected.is_none()).count() as u64;
+        assert_eq!(queued, net.source_queue_flits(NodeId(0)));
+        assert!(queued > 0 && waiting == 2, "{left:?}");
+        let first = net.eject_pop(NodeId(1)).unwrap().delivery.unwrap();
+        assert_eq!(net.undrained().len(), 7);
+        assert!(net.undrained().iter().all(|p| p.packet != first.packet));
+    }
+
+    #[test]
     fn peek_shows_what_pop_takes_and_counts_arrivals() {
         let cfg = NetworkConfig { width: 2, height: 1, ..NetworkConfig::default() };
         let mut net = Network::new(cfg).unwrap();
@@ -115,6 +175,7 @@ mod tests {
         assert_eq!(net.eject_peek(NodeId(1)).unwrap().payload, 22);
         net.eject_pop(NodeId(1)).unwrap();
         assert_eq!(net.eject_peek(NodeId(1)), None);
+        assert!(net.undrained().is_empty());
         assert!(net.is_idle());
         let now = net.now();
         assert!(net.skip_idle_to(Cycle(now.0 + 1000)));

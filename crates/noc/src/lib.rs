@@ -27,7 +27,7 @@ pub mod types;
 pub mod watchdog;
 
 pub use config::{ConfigError, NetworkConfig, RouterPipeline};
-pub use endpoint::EjectFront;
+pub use endpoint::{EjectFront, Undrained};
 pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network, NetworkMemory};
 pub use routing::Routing;
 pub use stats::{Delivery, Histogram, LinkStats};

@@ -320,7 +320,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     if (!mpi_up()) {
         fflush(stdout);
         fprintf(stderr, "nocmsg: MPI_Abort(%d) outside MPI_Init .. MPI_Finalize\n", errorcode);
-        exit(errorcode ? errorcode : 1);
+        nocmsg_port_abort(errorcode);
     }
     nocmsg_abort(comm, errorcode);
     return MPI_SUCCESS;

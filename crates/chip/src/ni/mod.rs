@@ -30,11 +30,12 @@ pub struct NiCounters {
     /// Highest occupancy of each FIFO, in entries.
     pub send_fifo_peak: u64,
     pub recv_fifo_peak: u64,
-    /// Sum over messages of the cycles each spent in this core's send FIFO (known once the message is received)
-    /// and in its receive FIFO. Divided by the run's cycles: the average occupancy (Little's law).
+    /// Sum over messages of the cycles each spent in this core's send FIFO and in its receive FIFO, words still
+    /// there when the run ended counted up to its last cycle. Divided by the run's cycles: the average occupancy
+    /// (Little's law).
     pub send_fifo_entry_cycles: u64,
     pub recv_fifo_entry_cycles: u64,
-    /// Messages still in the receive FIFO when the core stopped (sent but never received).
+    /// Messages still in the receive FIFO when the run ended (sent but never received).
     pub recv_fifo_left: u64,
 }
 
@@ -93,8 +94,9 @@ pub trait NetworkInterface {
     /// Counters of `rank`, final once the run is over (`finish` has been called).
     fn counters(&self, rank: usize) -> &NiCounters;
 
-    /// End of the run: counts what was left in the FIFOs.
-    fn finish(&mut self, net: &Network);
+    /// End of the run, at cycle `end` (the network has been simulated at least that far): counts what was left
+    /// in the FIFOs then, ignoring whatever the network did after `end`.
+    fn finish(&mut self, net: &Network, end: u64);
 }
 
 /// The interface for a chip, or `None` for `ni.kind = "none"`.

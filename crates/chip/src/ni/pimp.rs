@@ -199,12 +199,96 @@ impl NetworkInterface for Pimp {
         &self.counters[rank]
     }
 
-    fn finish(&mut self, net: &Network) {
-        for rank in 0..self.counters.len() {
-            let left = net.eject_arrived(self.node(rank)) as u64;
-            let c = &mut self.counters[rank];
-            c.recv_fifo_left = left;
-            c.recv_fifo_peak = c.recv_fifo_peak.max(left);
+    fn finish(&mut self, net: &Network, end: u64) {
+        // Words not received by the end: the sender's FIFO held each until it entered the network (or to the end),
+        // the receiver's from its arrival to the end. Without them the occupancy sums would leave out exactly the
+        // words of runs whose FIFOs filled up.
+        for word in net.undrained() {
+            let (sender, receiver) = (self.rank_of(word.src) as usize, self.rank_of(word.dst) as usize);
+            let left_send_fifo = word.injected.map_or(end, |c| c.0.min(end));
+            self.counters[sender].send_fifo_entry_cycles += left_send_fifo.saturating_sub(word.created.0);
+            if let Some(arrived) = word.ejected.filter(|c| c.0 <= end) {
+                let c = &mut self.counters[receiver];
+                c.recv_fifo_entry_cycles += end - arrived.0;
+                c.recv_fifo_left += 1;
+            }
+        }
+        for c in &mut self.counters {
+            c.recv_fifo_peak = c.recv_fifo_peak.max(c.recv_fifo_left);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use noc::{Cycle, DrainPolicy, NetworkConfig};
+
+    /// Two nodes of a 2x1 mesh with the pimp chips' router, node 1 receiving manually.
+    fn network(recv_fifo: u32) -> Network {
+        let cfg = NetworkConfig {
+            width: 2,
+            height: 1,
+            buffer_depth_flits: 4,
+            eject_queue_flits: recv_fifo,
+            pipeline: noc::RouterPipeline::OneStage,
+            watchdog_cycles: 0,
+            ..NetworkConfig::default()
+        };
+        let mut net = Network::new(cfg).unwrap();
+        net.set_default_drain(DrainPolicy::Manual);
+        net
+    }
+
+    /// Words sent from rank 0 to rank 1 at the given cycles; nothing receives them before `end`.
+    fn run(sends: &[u64], end: u64, recv_fifo: u32) -> Network {
+        let mut net = network(recv_fifo);
+        for &at in sends {
+            net.run_until(Cycle(at)).unwrap();
+            net.enqueue(NodeId(0), NodeId(1), 1, at, 0);
+        }
+        net.run_until(Cycle(end + 1)).unwrap();
+        net
+    }
+
+    /// Words still queued at the end of a run count in both occupancy sums, exactly: the expected sums come from a
+    /// twin network whose receiver drains everything after `end` and reports each word's timestamps.
+    #[test]
+    fn words_never_received_count_in_the_occupancy_sums() {
+        let config = NiConfig { kind: crate::config::NiKind::Pimp, send_fifo_entries: 64, recv_fifo_entries: 4 };
+        // 20 words in bursts; the receive FIFO (4) and the router buffers fill, the rest waits in the send FIFO.
+        let all: Vec<u64> = (0..20).map(|i| 10 + i / 5 * 7).collect();
+        for end in [12, 40, 500] {
+            let sends: Vec<u64> = all.iter().copied().filter(|&at| at <= end).collect();
+            let mut pimp = Pimp::new(&config, Placement::new(&[0, 1], 2));
+            let net = run(&sends, end, 4);
+            pimp.finish(&net, end);
+
+            let mut twin = run(&sends, end, 4);
+            let (mut send_sum, mut recv_sum, mut left) = (0, 0, 0);
+            let mut drained = 0;
+            while drained < sends.len() {
+                while let Some(flit) = twin.eject_pop(NodeId(1)) {
+                    let d = flit.delivery.unwrap();
+                    send_sum += d.injected.0.min(end) - d.created.0;
+                    if d.ejected.0 <= end {
+                        recv_sum += end - d.ejected.0;
+                        left += 1;
+                    }
+                    drained += 1;
+                }
+                twin.step().unwrap();
+            }
+            let (sender, receiver) = (pimp.counters(0), pimp.counters(1));
+            assert_eq!(receiver.recv_fifo_left, left, "end {end}");
+            assert_eq!(receiver.recv_fifo_entry_cycles, recv_sum, "end {end}");
+            assert_eq!(sender.send_fifo_entry_cycles, send_sum, "end {end}");
+            assert_eq!(receiver.recv_fifo_peak, left);
+            if end == 500 {
+                assert_eq!(left, 4, "the receive FIFO is full");
+                let never_sent = net.source_queue_flits(NodeId(0));
+                assert!(never_sent > 0 && send_sum > never_sent * (end - 38), "{never_sent} words never left the send FIFO: {send_sum}");
+            }
         }
     }
 }
