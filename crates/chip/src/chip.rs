@@ -73,6 +73,82 @@ pub enum RunEnd {
     Deadlock(Box<Deadlock>),
 }
 
+/// Exit status of `nocmsg run` at the cycle limit (as `timeout(1)` and `nocmsg native --timeout`).
+pub const STATUS_CYCLE_LIMIT: u8 = 124;
+/// Exit status of `nocmsg run` and `nocmsg native` for a deadlock: outside the 0..=127 programs use and above the
+/// 128 + signal of a crash, so a script can tell it from anything a program returns.
+pub const STATUS_DEADLOCK: u8 = 200;
+
+impl RunEnd {
+    /// What `nocmsg run` exits with: the program's own status (the first failing core's, 1 if it is a multiple
+    /// of 256), 128 + the signal a process would get natively for a fault, [`STATUS_CYCLE_LIMIT`] or
+    /// [`STATUS_DEADLOCK`].
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            RunEnd::Success => 0,
+            RunEnd::Failed { code, .. } => match code.rem_euclid(256) {
+                0 => 1,
+                s => s as u8,
+            },
+            RunEnd::Fault(fault) => 128 + fault.kind.signal().1,
+            RunEnd::CycleLimit { .. } => STATUS_CYCLE_LIMIT,
+            RunEnd::Deadlock(_) => STATUS_DEADLOCK,
+        }
+    }
+
+    /// The `end` record of `stats.json`: why the run ended and the status it exits with.
+    pub fn record(&self) -> EndRecord {
+        let mut r = EndRecord { reason: "exit", status: self.exit_status(), ..EndRecord::default() };
+        match self {
+            RunEnd::Success => {}
+            RunEnd::Failed { core, code } => (r.core, r.code) = (Some(*core), Some(*code)),
+            RunEnd::Fault(fault) => {
+                r.reason = "fault";
+                r.core = Some(fault.core);
+                r.signal = Some(fault.kind.signal().0);
+                r.fault = Some(fault.clone());
+            }
+            RunEnd::CycleLimit { cycle, running } => {
+                r.reason = "cycle_limit";
+                r.cycle = Some(*cycle);
+                r.running = Some(running.clone());
+            }
+            RunEnd::Deadlock(d) => {
+                r.reason = "deadlock";
+                r.cycle = Some(d.cycle);
+                r.deadlock = Some(d.clone());
+            }
+        }
+        r
+    }
+}
+
+/// Why a run ended, as recorded in `stats.json` (`end`); `reason` is `exit` (every core exited: `status` is the
+/// program's), `fault`, `cycle_limit` or `deadlock`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EndRecord {
+    pub reason: &'static str,
+    /// The exit status of `nocmsg run`.
+    pub status: u8,
+    /// The core whose exit status or fault ended the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Box<CoreFault>>,
+    /// The cycle limit, or the cycle from which the chip was deadlocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<u64>,
+    /// Cores still running at the cycle limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<Vec<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<Box<Deadlock>>,
+}
+
 /// Where the cycles of a run went, by function (all cores together).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Profile {
@@ -353,7 +429,9 @@ impl Chip {
         self.flush_console(&mut lines, events);
         let host_seconds = started.elapsed().as_secs_f64();
         let end = self.outcome(limited, horizon, deadlock);
-        (end, self.stats(host_seconds))
+        let mut stats = self.stats(host_seconds);
+        stats.end = Some(end.record());
+        (end, stats)
     }
 
     fn flush_console(&mut self, lines: &mut Vec<ConsoleLine>, events: &mut dyn FnMut(Event)) {

@@ -18,7 +18,7 @@
 
 use super::{NetworkInterface, NiCounters, NiOutcome, Placement};
 use crate::config::NiConfig;
-use crate::core::{Core, CoreEnv};
+use crate::core::{Core, CoreEnv, FaultKind};
 use noc::{Network, NodeId};
 use riscv::{Decoded, Op};
 
@@ -125,7 +125,7 @@ impl NetworkInterface for Pimp {
                     },
                 };
                 if let Err(reason) = done {
-                    core.fault(reason);
+                    core.fault(FaultKind::IllegalInstruction, reason);
                     return NiOutcome::Stopped;
                 }
                 false
@@ -139,7 +139,7 @@ impl NetworkInterface for Pimp {
         let pc = core.hart.pc;
         let next = if taken { pc.wrapping_add(d.imm as i64 as u64) } else { pc.wrapping_add(4) };
         if next & 3 != 0 {
-            core.fault(format!("instruction address misaligned: branch target {next:#x}"));
+            core.fault(FaultKind::Misaligned, format!("instruction address misaligned: branch target {next:#x}"));
             return NiOutcome::Stopped;
         }
         core.hart.pc = next;
