@@ -666,7 +666,8 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
             return None;
         }
         began = began.max(stalled);
-        Some(Box::new(net.diagnose()))
+        let owners = ni.node_owners(cores, &waiting, net.mesh().nodes());
+        Some(Box::new(net.diagnose_with(&owners)))
     };
     let mut report = Vec::new();
     for (rank, op) in waiting {

@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 /// The MPI and libnocmsg programs of tests/diag, built for the simulator and natively.
 const PROGRAMS: &[&str] = &["ssend_pair"];
+/// Programs of tests/diag for the simulated PIMP chips only.
+const SIM_PROGRAMS: &[&str] = &["pimp_send_deadlock"];
 
 fn builds() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -27,6 +29,12 @@ fn builds() -> &'static PathBuf {
             run_checked(
                 Command::new(root().join("bin/nocmsg-cc-native")).args(["-O2", "-Wall", "-Werror"]).arg(&c).arg("-o").arg(dir.join(p)),
                 &format!("nocmsg-cc-native {p}.c"),
+            );
+        }
+        for p in SIM_PROGRAMS {
+            run_checked(
+                Command::new(root().join("bin/nocmsg-cc")).args(["-O2", "-Wall", "-Werror"]).arg(src.join(format!("{p}.c"))).arg("-o").arg(dir.join(format!("{p}.elf"))),
+                &format!("nocmsg-cc {p}.c"),
             );
         }
         let exitcode = root().join("tests/programs/exitcode.c");
@@ -72,4 +80,40 @@ fn a_programs_own_status_is_told_apart_from_a_deadlock() {
     assert_eq!(stats["end"]["reason"], "deadlock", "{stats:#}");
     assert_eq!(stats["end"]["status"], 200, "{stats:#}");
     assert!(stats["end"]["deadlock"]["waiting"].as_array().is_some_and(|w| w.len() == 2), "{stats:#}");
+}
+
+/// Issue 14 item 10: two cores that only send to each other fill both directions of the network. The report used to
+/// end at the first receive FIFO ("which it never does"), showing one direction; now it is the whole cycle through
+/// both cores' send and receive FIFOs and the routers between them, and both clockings agree on it.
+#[test]
+fn a_raw_network_deadlock_is_reported_as_the_whole_cycle_through_both_cores() {
+    let (out, stats) = run("pimp-2x2", &["-n", "2", &elf("pimp_send_deadlock")]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    let err = text(&out.stderr);
+    assert!(err.contains("cycle of blocked channels"), "{err}");
+    let cycle: Vec<&str> = err.lines().skip_while(|l| !l.starts_with("cycle of blocked channels")).skip(1).collect();
+    let expect = [
+        "core 0 (tile 0) send FIFO [8 flits left to send",
+        "router 0 (0,0) input local0 vc 0 [4/4 flits; 4 packets 0->1",
+        "router 1 (1,0) input west vc 0 [4/4 flits; 4 packets 0->1",
+        "core 1 (tile 1) receive FIFO [16/16 flits; 16 packets 0->1",
+        "core 1 (tile 1) send FIFO [8 flits left to send",
+        "router 1 (1,0) input local0 vc 0 [4/4 flits; 4 packets 1->0",
+        "router 0 (0,0) input east vc 0 [4/4 flits; 4 packets 1->0",
+        "core 0 (tile 0) receive FIFO [16/16 flits; 16 packets 1->0",
+    ];
+    assert_eq!(cycle.len(), expect.len(), "{err}");
+    // The cycle may start anywhere; rotate it to start at core 0's send FIFO.
+    let start = cycle.iter().position(|l| l.contains(expect[0])).unwrap_or_else(|| panic!("{err}"));
+    for (k, want) in expect.iter().enumerate() {
+        let line = cycle[(start + k) % cycle.len()];
+        assert!(line.contains(want), "step {k}: want {want:?} in {line:?}\n{err}");
+    }
+    assert!(err.contains("waits for core 1 to receive, which it does only once its send FIFO has room"), "{err}");
+    let network = &stats["end"]["deadlock"]["network"];
+    assert_eq!(network["wait_cycle"].as_array().map(Vec::len), Some(8), "{stats:#}");
+
+    let (debug, debug_stats) = run("pimp-2x2", &["--debug-clocking", "-n", "2", &elf("pimp_send_deadlock")]);
+    assert_eq!(text(&debug.stderr), err, "fast and debug clocking disagree");
+    assert_eq!(debug_stats["end"], stats["end"]);
 }
