@@ -15,6 +15,7 @@ use riscv::Decoded;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use crate::diagnose::{BlockedRank, FinishedRank, ProgramDiagnostics};
 use crate::elf::{Function, Program};
 use crate::stats::{CoreStats, NetworkStats, RunStats};
 use riscv::{Hart, Ram};
@@ -171,29 +172,24 @@ pub struct ProfileEntry {
 pub struct Deadlock {
     /// The cycle from which the chip was deadlocked.
     pub cycle: u64,
-    pub waiting: Vec<WaitingCore>,
+    /// Each waiting rank: the call it is blocked in, its caller, the rank it waits for ([`crate::diagnose`]).
+    pub waiting: Vec<BlockedRank>,
+    /// The cycle the waits form (ranks, each waiting for the next); empty if the known waits form none.
+    pub wait_cycle: Vec<usize>,
+    /// The ranks no longer running.
+    pub finished: Vec<FinishedRank>,
     /// The network's wait-for analysis, when flits are stuck in it.
     pub network: Option<Box<noc::DeadlockReport>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WaitingCore {
-    pub core: usize,
-    pub tile: usize,
-    pub pc: u64,
-    pub waits_for: String,
-}
-
 impl std::fmt::Display for Deadlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "deadlock from cycle {}: every running core waits on the network and ", self.cycle)?;
+        write!(f, "deadlock at cycle {}: every running rank is blocked and ", self.cycle)?;
         match &self.network {
             None => writeln!(f, "the network is empty")?,
             Some(_) => writeln!(f, "nothing in the network has moved since")?,
         }
-        for w in &self.waiting {
-            writeln!(f, "  core {} (tile {}) at pc {:#x} {}", w.core, w.tile, w.pc, w.waits_for)?;
-        }
+        crate::diagnose::write_waits(f, "  ", &self.waiting, &self.wait_cycle, &self.finished)?;
         if let Some(report) = &self.network {
             write!(f, "{report}")?;
         }
@@ -211,6 +207,8 @@ pub struct Chip {
     options: RunOptions,
     program_path: String,
     functions: Vec<Function>,
+    /// For naming what deadlocked cores are blocked in.
+    diagnostics: Arc<ProgramDiagnostics>,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -336,7 +334,8 @@ impl Chip {
         if options.profile {
             cores.iter_mut().for_each(Core::enable_profile);
         }
-        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone() })
+        let diagnostics = Arc::new(ProgramDiagnostics::new(program));
+        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone(), diagnostics })
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -394,7 +393,8 @@ impl Chip {
                     }
                 }
                 if (debug || sched.everyone_asleep()) && !sched.is_idle() {
-                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles);
+                    let diagnostics = &self.diagnostics;
+                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles, diagnostics);
                     if deadlock.is_some() {
                         break;
                     }
@@ -643,7 +643,14 @@ impl Scheduler {
 
 /// Whether the chip is deadlocked (see [`Deadlock`]); if so, settles the waiting cores at their first loop test
 /// after the deadlock began, which is where the debug clocking (which checks every cycle) finds them.
-fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn NetworkInterface, net: &Network, watchdog_cycles: u64) -> Option<Deadlock> {
+fn find_deadlock(
+    cores: &mut [Core],
+    sched: &mut Scheduler,
+    ni: &mut dyn NetworkInterface,
+    net: &Network,
+    watchdog_cycles: u64,
+    diagnostics: &ProgramDiagnostics,
+) -> Option<Deadlock> {
     let mut began = 0;
     let mut waiting = Vec::new();
     for core in cores.iter().filter(|c| c.running()) {
@@ -658,6 +665,8 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
     if waiting.is_empty() {
         return None;
     }
+    // Nor can it have begun while a core that has stopped since was still running.
+    began = began.max(cores.iter().filter_map(|c| c.end_cycle).max().unwrap_or(0));
     let network = if net.is_idle() {
         None
     } else {
@@ -675,9 +684,10 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
             let skipped = if s.next_check <= began { (began - s.next_check) / s.period + 1 } else { 0 };
             ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
         }
-        let core = &cores[rank];
-        report.push(WaitingCore { core: rank, tile: core.tile, pc: core.hart.pc, waits_for: ni.describe_wait(&op) });
+        report.push(diagnostics.blocked_rank(&cores[rank], cores.len(), ni.describe_wait(&op)));
     }
     sched.asleep.clear();
-    Some(Deadlock { cycle: began, waiting: report, network })
+    let wait_cycle = crate::diagnose::wait_for_cycle(&report);
+    let finished = cores.iter().filter_map(|c| diagnostics.finished_rank(c)).collect();
+    Some(Deadlock { cycle: began, waiting: report, wait_cycle, finished, network })
 }

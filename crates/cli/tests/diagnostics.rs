@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 /// The MPI and libnocmsg programs of tests/diag, built for the simulator and natively.
-const PROGRAMS: &[&str] = &["ssend_pair"];
+const PROGRAMS: &[&str] = &["ssend_pair", "recv_cycle", "nocmsg_mismatch", "unfinalized", "slow_sender"];
 /// Programs of tests/diag for the simulated PIMP chips only.
 const SIM_PROGRAMS: &[&str] = &["pimp_send_deadlock"];
 
@@ -48,10 +48,6 @@ fn builds() -> &'static PathBuf {
 
 fn elf(name: &str) -> String {
     builds().join(format!("{name}.elf")).display().to_string()
-}
-
-fn nocmsg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(root()).output().expect("nocmsg runs")
 }
 
 /// `nocmsg run` on `chip_name` with a stats file: the output and the stats.
@@ -117,3 +113,98 @@ fn a_raw_network_deadlock_is_reported_as_the_whole_cycle_through_both_cores() {
     assert_eq!(text(&debug.stderr), err, "fast and debug clocking disagree");
     assert_eq!(debug_stats["end"], stats["end"]);
 }
+
+/// The report's line for `rank`, which must exist.
+fn rank_line<'a>(report: &'a str, rank: usize) -> &'a str {
+    let prefix = format!("  rank {rank} ");
+    report.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no line for rank {rank} in\n{report}"))
+}
+
+/// Checks a simulated deadlock's report: each rank's call, caller and waits-for, and the cycle line.
+fn check_sim_report(err: &str, ranks: &[(usize, &str, &str)], cycle: &str) {
+    assert!(err.starts_with("nocmsg: deadlock at cycle "), "{err}");
+    assert!(err.lines().next().unwrap().ends_with("every running rank is blocked and the network is empty"), "{err}");
+    for &(rank, call, waits_for) in ranks {
+        let line = rank_line(err, rank);
+        let want = format!("  rank {rank} (tile {rank}) in {call} called from main+0x");
+        assert!(line.starts_with(&want), "want {want:?}...\n{err}");
+        assert!(line.contains(&format!(", {waits_for} [pc 0x")), "want {waits_for:?} in {line:?}\n{err}");
+    }
+    assert!(err.lines().any(|l| l == format!("  {cycle}")), "want {cycle:?} in\n{err}");
+}
+
+/// Issue 14 item 10: an MPI program deadlocked in MPI_Ssend used to be reported as cores at a pc waiting for a
+/// message; now each rank is named with its call, caller and the rank it waits for, and the cycle; the stats
+/// file has the same, and both clockings agree.
+#[test]
+fn an_mpi_ssend_deadlock_names_ranks_calls_callers_and_the_cycle() {
+    let (out, stats) = run("pimp-2x2", &["-n", "2", &elf("ssend_pair")]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    let err = text(&out.stderr);
+    check_sim_report(&err, &[(0, "MPI_Ssend", "waits for rank 1"), (1, "MPI_Ssend", "waits for rank 0")], "wait-for cycle: rank 0 -> rank 1 -> rank 0");
+    let deadlock = &stats["end"]["deadlock"];
+    assert_eq!(deadlock["wait_cycle"], serde_json::json!([0, 1]), "{stats:#}");
+    assert_eq!(deadlock["waiting"][0]["call"], "MPI_Ssend", "{stats:#}");
+    assert_eq!(deadlock["waiting"][0]["waits_for"], serde_json::json!({"rank": 1}), "{stats:#}");
+    assert!(deadlock["waiting"][1]["caller"].as_str().unwrap().starts_with("main+0x"), "{stats:#}");
+
+    let (debug, debug_stats) = run("pimp-2x2", &["--debug-clocking", "-n", "2", &elf("ssend_pair")]);
+    assert_eq!(text(&debug.stderr), err, "fast and debug clocking disagree");
+    assert_eq!(debug_stats["cores"], stats["cores"]);
+}
+
+/// A cycle of three blocking receives, taken by the inline fast path (which waits in main itself, so the call's
+/// name comes from the wait-site table).
+#[test]
+fn a_cycle_of_inline_receives_is_named_after_mpi_recv() {
+    let (out, _) = run("pimp-2x2", &["-n", "3", &elf("recv_cycle")]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    check_sim_report(
+        &text(&out.stderr),
+        &[(0, "MPI_Recv", "waits for rank 1"), (1, "MPI_Recv", "waits for rank 2"), (2, "MPI_Recv", "waits for rank 0")],
+        "wait-for cycle: rank 0 -> rank 1 -> rank 2 -> rank 0",
+    );
+}
+
+/// libnocmsg's own calls, one of them reached by a tail call (nocmsg_ssend leaves the stack when it calls the
+/// blocking loop, so the wait record names it).
+#[test]
+fn a_libnocmsg_deadlock_names_its_calls() {
+    let (out, _) = run("pimp-2x2", &["-n", "2", &elf("nocmsg_mismatch")]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    check_sim_report(
+        &text(&out.stderr),
+        &[(0, "nocmsg_ssend", "waits for rank 1"), (1, "nocmsg_recv", "waits for rank 0")],
+        "wait-for cycle: rank 0 -> rank 1 -> rank 0",
+    );
+}
+
+/// A rank that returns without finalizing while another waits for it: on the simulator a deadlock whose report
+/// says so (and starts once the last other rank has stopped, in both clockings).
+#[test]
+fn a_rank_waiting_for_one_that_exited_without_finalizing_is_told_so() {
+    let (out, stats) = run("pimp-2x2", &["-n", "3", &elf("unfinalized")]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    let err = text(&out.stderr);
+    assert!(rank_line(&err, 0).contains(", waits for rank 1 [pc"), "{err}");
+    let why = err.lines().find(|l| l.starts_with("  rank 0 waits for rank 1, which exited with status 0 at cycle ")).unwrap_or_else(|| panic!("{err}"));
+    assert!(why.ends_with(" without calling MPI_Finalize (or nocmsg_finalize)"), "{err}");
+    let last_exit = stats["cores"].as_array().unwrap().iter().filter(|c| c["state"] == "exited").map(|c| c["cycles"].as_u64().unwrap()).max();
+    assert_eq!(stats["end"]["cycle"].as_u64(), last_exit, "the deadlock begins when the last rank has stopped\n{err}");
+    let (debug, debug_stats) = run("pimp-2x2", &["--debug-clocking", "-n", "3", &elf("unfinalized")]);
+    assert_eq!(text(&debug.stderr), err, "fast and debug clocking disagree");
+    assert_eq!(debug_stats["cores"], stats["cores"], "fast and debug clocking disagree");
+
+    let (ok, _) = run("pimp-2x2", &["-n", "3", &elf("unfinalized"), "finalize"]);
+    assert!(ok.status.success(), "{}", show(&ok));
+}
+
+/// A rank waiting while another computes is not a deadlock.
+#[test]
+fn a_rank_waiting_for_a_computing_one_is_not_a_deadlock_on_the_simulator() {
+    let (out, stats) = run("pimp-2x2", &["-n", "2", &elf("slow_sender"), "2"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "[core 0] rank 0 got 42\n");
+    assert_eq!(stats["end"]["reason"], "exit");
+}
+
