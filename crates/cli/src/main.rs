@@ -10,6 +10,7 @@ mod args;
 mod bench;
 mod deadlock_demo;
 mod native;
+mod native_watch;
 mod run;
 mod traffic;
 

@@ -9,6 +9,7 @@ use common::*;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The MPI and libnocmsg programs of tests/diag, built for the simulator and natively.
 const PROGRAMS: &[&str] = &["ssend_pair", "recv_cycle", "nocmsg_mismatch", "unfinalized", "slow_sender"];
@@ -48,6 +49,26 @@ fn builds() -> &'static PathBuf {
 
 fn elf(name: &str) -> String {
     builds().join(format!("{name}.elf")).display().to_string()
+}
+
+fn native_program(name: &str) -> String {
+    builds().join(name).display().to_string()
+}
+
+/// `nocmsg native -n ranks` of a tests/diag program, with a time limit far beyond what any case needs: the output
+/// and how long it took.
+fn native(ranks: usize, program: &str, args: &[&str]) -> (Output, Duration) {
+    let ranks = ranks.to_string();
+    let program = native_program(program);
+    let mut cmd = vec!["native", "-n", ranks.as_str(), "--timeout", "30", program.as_str()];
+    cmd.extend_from_slice(args);
+    let started = Instant::now();
+    let out = nocmsg(&cmd);
+    (out, started.elapsed())
+}
+
+fn nocmsg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(root()).output().expect("nocmsg runs")
 }
 
 /// `nocmsg run` on `chip_name` with a stats file: the output and the stats.
@@ -208,3 +229,58 @@ fn a_rank_waiting_for_a_computing_one_is_not_a_deadlock_on_the_simulator() {
     assert_eq!(stats["end"]["reason"], "exit");
 }
 
+/// Checks a native deadlock's report: each rank's call, caller and waits-for, and the cycle line.
+fn check_native_report(err: &str, ranks: &[(usize, &str, &str)], cycle: &str) {
+    assert!(err.starts_with("nocmsg native: deadlock: every running rank is blocked and nothing has moved for 1 s\n"), "{err}");
+    for &(rank, call, waits_for) in ranks {
+        let line = rank_line(err, rank);
+        let want = format!("  rank {rank} in {call} called from main+0x");
+        assert!(line.starts_with(&want) && line.ends_with(&format!(", {waits_for}")), "want {want:?}..., {waits_for:?}\n{err}");
+    }
+    assert!(err.lines().any(|l| l == format!("  {cycle}")), "want {cycle:?} in\n{err}");
+}
+
+/// Issue 14 items 5 and 10, natively: the ranks of a deadlocked job used to wait until --timeout (status 124); now
+/// the launcher sees every running rank blocked with nothing moving, reports each rank's call, caller and the rank
+/// it waits for, and the cycle, within seconds, and exits 200.
+#[test]
+fn native_deadlocks_are_reported_with_calls_callers_and_the_cycle() {
+    let (out, took) = native(2, "ssend_pair", &[]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    check_native_report(&text(&out.stderr), &[(0, "MPI_Ssend", "waits for rank 1"), (1, "MPI_Ssend", "waits for rank 0")], "wait-for cycle: rank 0 -> rank 1 -> rank 0");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+
+    let (out, _) = native(3, "recv_cycle", &[]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    check_native_report(
+        &text(&out.stderr),
+        &[(0, "MPI_Recv", "waits for rank 1"), (1, "MPI_Recv", "waits for rank 2"), (2, "MPI_Recv", "waits for rank 0")],
+        "wait-for cycle: rank 0 -> rank 1 -> rank 2 -> rank 0",
+    );
+
+    let (out, _) = native(2, "nocmsg_mismatch", &[]);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    check_native_report(&text(&out.stderr), &[(0, "nocmsg_ssend", "waits for rank 1"), (1, "nocmsg_recv", "waits for rank 0")], "wait-for cycle: rank 0 -> rank 1 -> rank 0");
+}
+
+/// Issue 14 item 5: a rank that returned from main without finalizing, while rank 0 waited for it, left the job
+/// hanging until --timeout; now the launcher reports it and stops the job at once with status 201.
+#[test]
+fn native_a_rank_that_exits_without_finalizing_stops_the_job() {
+    let (out, took) = native(3, "unfinalized", &[]);
+    assert_eq!(out.status.code(), Some(201), "{}", show(&out));
+    assert_eq!(text(&out.stderr), "nocmsg native: rank 1 exited without calling MPI_Finalize (or nocmsg_finalize); all ranks stopped\n");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    let (ok, _) = native(3, "unfinalized", &["finalize"]);
+    assert!(ok.status.success(), "{}", show(&ok));
+}
+
+/// No false alarm: rank 0 blocks in MPI_Recv for 3 s (three times the launcher's deadlock interval) while rank 1
+/// computes.
+#[test]
+fn native_a_rank_waiting_for_a_computing_one_is_not_a_deadlock() {
+    let (out, took) = native(2, "slow_sender", &["3"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "rank 0 got 42\n");
+    assert!(took >= Duration::from_secs(3), "took {took:?}");
+}
