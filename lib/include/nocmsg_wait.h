@@ -40,7 +40,8 @@ __asm__(".macro nocmsg_wait_site peer, call=\n\t"
 
 /* Sleeps until a word has arrived, like nocmsg_pimp_wait_recv, recording the loop in the wait-site table: `call`
  * names the call (no quotes; empty when a library frame names it), `peer` is the world rank waited for. The operand
- * may be anywhere ("X": a register, a stack slot or a constant), so that naming it never costs an instruction. */
-#define NOCMSG__WAIT_RECV_SITE(call, peer) NOCMSG__WAIT_SITE_(call, "%[p]", [p] "X"((long)(peer)))
+ * may be wherever the value already is ("g": a register, a stack slot or a constant), so that naming it never costs
+ * an instruction. */
+#define NOCMSG__WAIT_RECV_SITE(call, peer) NOCMSG__WAIT_SITE_(call, "%[p]", [p] "g"((long)(peer)))
 #endif
 #endif /* NOCMSG_WAIT_H */

@@ -141,7 +141,7 @@ static inline __attribute__((always_inline)) int nocmsg_wait_next_local(int loca
 {
 #ifdef NOCMSG_SIM
     (void)c;
-    NOCMSG__WAIT_SITE_(, "%[l]/%[h]", [l] "X"((long)local), [h] "X"((long)handle));
+    NOCMSG__WAIT_SITE_(, "%[l]/%[h]", [l] "g"((long)local), [h] "g"((long)handle));
     return (int)nocmsg_pimp_src();
 #else
     (void)handle;
