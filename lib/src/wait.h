@@ -54,6 +54,14 @@ struct nocmsg_wait_record {
     char name[32];         /* natively: the string `call` points to */
 };
 _Static_assert(sizeof(struct nocmsg_wait_record) <= NOCMSG_WAIT_SLOT_BYTES, "a wait record must fit its slot");
+/* The offsets the readers use (crates/chip/src/diagnose.rs, module record). */
+_Static_assert(offsetof(struct nocmsg_wait_record, state) == 4 && offsetof(struct nocmsg_wait_record, peer) == 8 &&
+                   offsetof(struct nocmsg_wait_record, epoch) == 12 && offsetof(struct nocmsg_wait_record, call) == 16 &&
+                   offsetof(struct nocmsg_wait_record, heartbeat) == 24 &&
+                   offsetof(struct nocmsg_wait_record, frames_epoch) == 32 &&
+                   offsetof(struct nocmsg_wait_record, frames) == 36 && offsetof(struct nocmsg_wait_record, frame) == 40 &&
+                   offsetof(struct nocmsg_wait_record, name) == 168,
+               "the wait record's layout is shared with crates/chip/src/diagnose.rs");
 
 #ifdef NOCMSG_SIM
 extern struct nocmsg_wait_record nocmsg_wait_record;
