@@ -556,7 +556,7 @@ static __inline__ __attribute__((always_inline)) int nocmsg__mpi_recv(void *buf,
 {
     if (NOCMSG__INLINE_OK(comm, type)) {
         nocmsg_status st = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0};
-        int err = nocmsg__recv_inline(buf, count, type, source, tag, comm, status ? &st : NOCMSG_STATUS_IGNORE);
+        int err = nocmsg__recv_inline(buf, count, type, source, tag, comm, status ? &st : NOCMSG_STATUS_IGNORE, 1);
         if (status) {
             status->MPI_SOURCE = st.source;
             status->MPI_TAG = st.tag;

@@ -18,6 +18,7 @@
 #define NOCMSG_INLINE_H
 
 #include <nocmsg_pimp.h>
+#include <nocmsg_wait.h>
 
 /* log2 of the size of a basic datatype, -1 for anything else; folds to a constant for a constant type. */
 static __inline__ __attribute__((always_inline)) int nocmsg__type_shift(nocmsg_datatype type)
@@ -88,9 +89,10 @@ full:
     return (nocmsg_send)(buf, count, type, dest, tag, comm);
 }
 
+/* `mpi` (a constant) says whether the call was MPI_Recv, for the deadlock report's wait-site table. */
 static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *buf, int count, nocmsg_datatype type,
                                                                          int source, int tag, nocmsg_comm comm,
-                                                                         nocmsg_status *status)
+                                                                         nocmsg_status *status, int mpi)
 {
     if (NOCMSG__INLINE_OK(comm, type) && __builtin_constant_p(tag) &&
         ((tag >= 0 && tag <= NOCMSG_TAG_UB) || tag == NOCMSG_ANY_TAG)) {
@@ -99,7 +101,10 @@ static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *b
         if (__builtin_expect(count >= 0 && ((uintptr_t)buf & 7) == 0 && (buf || !count) &&
                                  (source == NOCMSG_ANY_SOURCE ? ranks != 0 : (unsigned)source < ranks),
                              1)) {
-            nocmsg_pimp_wait_recv();
+            if (mpi)
+                NOCMSG__WAIT_RECV_SITE(MPI_Recv, source);
+            else
+                NOCMSG__WAIT_RECV_SITE(nocmsg_recv, source);
             uint64_t s = nocmsg_pimp_src();
             if (__builtin_expect(source == NOCMSG_ANY_SOURCE || s == (uint64_t)source, 1)) {
                 /* Nothing is partly taken (recv_ranks != 0), so the next word from s is a header. With the
@@ -133,6 +138,6 @@ static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *b
 
 #define nocmsg_send(buf, count, type, dest, tag, comm) nocmsg__send_inline(buf, count, type, dest, tag, comm)
 #define nocmsg_recv(buf, count, type, source, tag, comm, status)                                               \
-    nocmsg__recv_inline(buf, count, type, source, tag, comm, status)
+    nocmsg__recv_inline(buf, count, type, source, tag, comm, status, 0)
 
 #endif /* NOCMSG_INLINE_H */

@@ -6,6 +6,10 @@
  * The launcher creates an empty file and names it in NOCMSG_SHM; every rank sizes it with ftruncate (the same
  * size everywhere, so the order does not matter) and maps it. Fresh pages are zero, which is the empty state of
  * every ring. Without the launcher (NOCMSG_SHM unset) the program is a single rank with a private ring.
+ *
+ * Layout: first one NOCMSG_WAIT_SLOT_BYTES slot per rank, rank r's at offset r * NOCMSG_WAIT_SLOT_BYTES, holding
+ * its wait record (../src/wait.h), which the launcher reads to detect deadlocks and ranks that exit without
+ * finalizing; then, from the next 4 KiB boundary, the rings.
  */
 #ifndef NOCMSG_SIM
 #define _GNU_SOURCE
@@ -25,6 +29,8 @@
 
 #include <nocmsg.h>
 
+#include "../src/wait.h"
+
 #define CACHE_LINE 64
 
 /* One direction between two ranks. head and tail count words since the start and never wrap. */
@@ -38,6 +44,7 @@ static struct {
     int rank, size;
     size_t ring_words;
     size_t ring_bytes;
+    size_t slots_bytes; /* the wait records before the rings */
     unsigned char *base;
     size_t map_bytes;
     /* Producer side, per destination: our tail and the last head we saw. */
@@ -49,7 +56,7 @@ static struct {
 
 static struct ring *ring_of(int src, int dst)
 {
-    return (struct ring *)(host.base + ((size_t)src * (size_t)host.size + (size_t)dst) * host.ring_bytes);
+    return (struct ring *)(host.base + host.slots_bytes + ((size_t)src * (size_t)host.size + (size_t)dst) * host.ring_bytes);
 }
 
 static int env_int(const char *name, int fallback)
@@ -70,7 +77,8 @@ int nocmsg_port_init(int *rank, int *size)
     /* Small jobs get 64 KiB per ring; large ones less, so the segment stays sparse-friendly. */
     host.ring_words = host.size <= 16 ? 8192 : host.size <= 64 ? 2048 : 512;
     host.ring_bytes = sizeof(struct ring) + host.ring_words * sizeof(uint64_t);
-    host.map_bytes = (size_t)host.size * (size_t)host.size * host.ring_bytes;
+    host.slots_bytes = ((size_t)host.size * NOCMSG_WAIT_SLOT_BYTES + 4095) & ~(size_t)4095;
+    host.map_bytes = host.slots_bytes + (size_t)host.size * (size_t)host.size * host.ring_bytes;
     if (path) {
         int fd = open(path, O_RDWR);
         if (fd < 0 || ftruncate(fd, (off_t)host.map_bytes) != 0) {
@@ -95,6 +103,13 @@ int nocmsg_port_init(int *rank, int *size)
     *rank = host.rank;
     *size = host.size;
     return NOCMSG_SUCCESS;
+}
+
+struct nocmsg_wait_record *nocmsg_port_wait_slot(void)
+{
+    if (!host.base || !getenv("NOCMSG_SHM"))
+        return NULL;
+    return (struct nocmsg_wait_record *)(void *)(host.base + (size_t)host.rank * NOCMSG_WAIT_SLOT_BYTES);
 }
 
 void nocmsg_port_finalize(void)
@@ -246,6 +261,7 @@ void nocmsg_port_wait(int sending)
      * may have more ranks than cores. */
     static unsigned idle;
     if (++idle % 64 == 0) {
+        nocmsg_wait_idle();
         sched_yield();
         return;
     }

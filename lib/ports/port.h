@@ -68,6 +68,10 @@ double nocmsg_port_wtick(void);
 /* Ends this rank (and, where the port can, the whole job) with `code`. */
 void nocmsg_port_abort(int code) __attribute__((noreturn));
 
+/* This rank's wait record in memory the launcher can read (lib/src/wait.h), or NULL without a launcher. */
+struct nocmsg_wait_record;
+struct nocmsg_wait_record *nocmsg_port_wait_slot(void);
+
 #endif /* NOCMSG_SIM */
 
 #endif /* NOCMSG_PORT_H */

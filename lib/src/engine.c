@@ -9,6 +9,7 @@
  * by eager messages, and every program that is correct under MPI's rules completes.
  */
 #include "engine.h"
+#include "wait.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,7 @@ void nocmsg_engine_start(int up)
 
 void nocmsg_engine_finalize(void)
 {
-    while (eng.tx_head)
-        nocmsg_engine_block();
+    WAIT_UNTIL(!eng.tx_head, eng.tx_head->dest, "nocmsg_finalize");
     for (struct unexpected *u = eng.ux_head, *next; u; u = next) {
         next = u->next;
         free(u->data);
@@ -578,6 +578,8 @@ void nocmsg_engine_block(void)
         nocmsg_engine_idle();
     if (!nocmsg_engine_progress())
         nocmsg_port_wait(eng.tx_head != NULL);
+    else
+        nocmsg_wait_progress();
 }
 
 /* ---- fast paths ------------------------------------------------------------------------------------- */
@@ -601,8 +603,7 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
     }
     eng.tx_tail->words_sent = sent;
     settle();
-    while (!r.done)
-        nocmsg_engine_block();
+    WAIT_UNTIL(r.done, dest, "nocmsg_send");
     return r.error;
 }
 
@@ -634,8 +635,7 @@ __attribute__((noinline)) int nocmsg_engine_recv_rest(int src, void *buf, size_t
     x->received = got * 8;
     set_phase(x, RX_PAYLOAD);
     settle();
-    while (!r.done)
-        nocmsg_engine_block();
+    WAIT_UNTIL(r.done, src, "nocmsg_recv");
     if (status) {
         status->source = c->local_of[src];
         status->tag = HDR_TAG(hdr);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../ports/port.h"
+#include "wait.h"
 
 struct lib_state nocmsg_lib = {.rank = -1, .size = -1};
 static double wtime_origin;
@@ -32,6 +33,7 @@ int nocmsg_init(int *argc, char ***argv)
     nocmsg_coll_init();
     wtime_origin = nocmsg_port_wtime();
     nocmsg_engine_start(1);
+    nocmsg_wait_init();
     return NOCMSG_SUCCESS;
 }
 
@@ -42,6 +44,7 @@ int nocmsg_finalize(void)
     nocmsg_engine_start(0);
     nocmsg_engine_finalize();
     nocmsg_comm_finalize();
+    nocmsg_wait_finalize();
     nocmsg_port_finalize();
     nocmsg_lib.finalized = 1;
     return NOCMSG_SUCCESS;

@@ -2,6 +2,7 @@
  * p2p.c: the point-to-point API: argument checks, requests, and waiting on the progress engine.
  */
 #include "engine.h"
+#include "wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,9 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
         err = start(&r, mode);
     if (err != NOCMSG_SUCCESS)
         return err;
-    while (!r.done)
-        nocmsg_engine_block();
+    /* Named here: the public function that called this may have left the stack (a tail call). */
+    static const char *const call[2][3] = {{"nocmsg_send", "nocmsg_ssend", "nocmsg_xsend"}, {"nocmsg_recv", "nocmsg_recv", "nocmsg_recv"}};
+    WAIT_UNTIL(r.done, r.peer, call[kind == REQ_RECV][mode]);
     if (status)
         *status = r.status;
     return r.error;
@@ -156,7 +158,7 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
     int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
     if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg__fast.recv_ranks, 1)) {
         size_t cap = (size_t)count << nocmsg_type_shifts[type];
-        int s = nocmsg_port_next();
+        int s = nocmsg_wait_next_local(source, comm, c);
         uint64_t h = nocmsg_port_pull1_from(s);
         size_t len = HDR_LEN(h);
         int htag = HDR_TAG(h);
@@ -240,8 +242,7 @@ int nocmsg_wait(nocmsg_request *request, nocmsg_status *status)
         empty_status(status, NOCMSG_ANY_SOURCE);
         return NOCMSG_SUCCESS;
     }
-    while (!(*request)->done)
-        nocmsg_engine_block();
+    WAIT_UNTIL((*request)->done, (*request)->peer, NULL);
     return retire(request, status);
 }
 
@@ -269,6 +270,15 @@ static int all_done(int count, nocmsg_request requests[])
     return 1;
 }
 
+/* The rank the first unfinished request of a set waits for (for the wait record). */
+static int first_peer(int count, nocmsg_request requests[])
+{
+    for (int i = 0; i < count; i++)
+        if (requests[i] && !requests[i]->done)
+            return requests[i]->peer;
+    return NOCMSG_ANY_SOURCE;
+}
+
 /* Retires every request of a completed set; NOCMSG_ERR_IN_STATUS if any failed. */
 static int retire_all(int count, nocmsg_request requests[], nocmsg_status statuses[])
 {
@@ -292,8 +302,7 @@ int nocmsg_waitall(int count, nocmsg_request requests[], nocmsg_status statuses[
         return NOCMSG_ERR_COUNT;
     if (count > 0 && !requests)
         return NOCMSG_ERR_REQUEST;
-    while (!all_done(count, requests))
-        nocmsg_engine_block();
+    WAIT_UNTIL(all_done(count, requests), first_peer(count, requests), NULL);
     return retire_all(count, requests, statuses);
 }
 
@@ -317,6 +326,7 @@ int nocmsg_waitany(int count, nocmsg_request requests[], int *index, nocmsg_stat
         return NOCMSG_ERR_COUNT;
     if ((count > 0 && !requests) || !index)
         return !index ? NOCMSG_ERR_ARG : NOCMSG_ERR_REQUEST;
+    int entered = 0;
     for (;;) {
         int active = 0;
         for (int i = 0; i < count; i++) {
@@ -324,15 +334,19 @@ int nocmsg_waitany(int count, nocmsg_request requests[], int *index, nocmsg_stat
                 continue;
             active = 1;
             if (requests[i]->done) {
+                nocmsg_wait_leave(entered);
                 *index = i;
                 return retire(&requests[i], status);
             }
         }
         if (!active) {
+            nocmsg_wait_leave(entered);
             *index = NOCMSG_UNDEFINED;
             empty_status(status, NOCMSG_ANY_SOURCE);
             return NOCMSG_SUCCESS;
         }
+        if (!entered)
+            entered = nocmsg_wait_enter(NOCMSG_ANY_SOURCE, NULL);
         nocmsg_engine_block();
     }
 }
@@ -385,11 +399,16 @@ int nocmsg_iprobe(int source, int tag, nocmsg_comm comm, int *flag, nocmsg_statu
 
 int nocmsg_probe(int source, int tag, nocmsg_comm comm, nocmsg_status *status)
 {
+    int entered = 0;
     for (;;) {
         int flag = 0;
         int err = nocmsg_iprobe(source, tag, comm, &flag, status);
-        if (err != NOCMSG_SUCCESS || flag)
+        if (err != NOCMSG_SUCCESS || flag) {
+            nocmsg_wait_leave(entered);
             return err;
+        }
+        if (!entered)
+            entered = nocmsg_wait_enter(source >= 0 ? nocmsg_comm_get(comm)->world_of[source] : NOCMSG_ANY_SOURCE, NULL);
         nocmsg_engine_block();
     }
 }

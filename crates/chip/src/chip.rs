@@ -15,6 +15,7 @@ use riscv::Decoded;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use crate::diagnose::{BlockedRank, FinishedRank, ProgramDiagnostics};
 use crate::elf::{Function, Program};
 use crate::stats::{CoreStats, NetworkStats, RunStats};
 use riscv::{Hart, Ram};
@@ -76,6 +77,91 @@ pub enum RunEnd {
     Deadlock(Box<Deadlock>),
 }
 
+/// Exit status of `nocmsg run` at the cycle limit (as `timeout(1)` and `nocmsg native --timeout`).
+pub const STATUS_CYCLE_LIMIT: u8 = 124;
+/// Exit status of `nocmsg run` and `nocmsg native` for a deadlock: outside the 0..=127 programs use and above the
+/// 128 + signal of a crash, so a script can tell it from anything a program returns.
+pub const STATUS_DEADLOCK: u8 = 200;
+
+impl RunEnd {
+    /// What `nocmsg run` exits with: the program's own status (the first failing core's, 1 if it is a multiple
+    /// of 256), 128 + the signal a process would get natively for a fault, [`STATUS_CYCLE_LIMIT`] or
+    /// [`STATUS_DEADLOCK`].
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            RunEnd::Success => 0,
+            RunEnd::Failed { code, .. } => match code.rem_euclid(256) {
+                0 => 1,
+                s => s as u8,
+            },
+            RunEnd::Fault(fault) => 128 + fault.kind.signal().1,
+            // As natively: the caller's code, 1 for 0 (an abort is a failure).
+            RunEnd::Aborted { code, .. } => match code.rem_euclid(256) {
+                0 => 1,
+                s => s as u8,
+            },
+            RunEnd::CycleLimit { .. } => STATUS_CYCLE_LIMIT,
+            RunEnd::Deadlock(_) => STATUS_DEADLOCK,
+        }
+    }
+
+    /// The `end` record of `stats.json`: why the run ended and the status it exits with.
+    pub fn record(&self) -> EndRecord {
+        let mut r = EndRecord { reason: "exit", status: self.exit_status(), ..EndRecord::default() };
+        match self {
+            RunEnd::Success => {}
+            RunEnd::Failed { core, code } => (r.core, r.code) = (Some(*core), Some(*code)),
+            RunEnd::Fault(fault) => {
+                r.reason = "fault";
+                r.core = Some(fault.core);
+                r.signal = Some(fault.kind.signal().0);
+                r.fault = Some(fault.clone());
+            }
+            RunEnd::Aborted { core, code, cycle, .. } => {
+                r.reason = "abort";
+                (r.core, r.code, r.cycle) = (Some(*core), Some(*code), Some(*cycle));
+            }
+            RunEnd::CycleLimit { cycle, running } => {
+                r.reason = "cycle_limit";
+                r.cycle = Some(*cycle);
+                r.running = Some(running.clone());
+            }
+            RunEnd::Deadlock(d) => {
+                r.reason = "deadlock";
+                r.cycle = Some(d.cycle);
+                r.deadlock = Some(d.clone());
+            }
+        }
+        r
+    }
+}
+
+/// Why a run ended, as recorded in `stats.json` (`end`); `reason` is `exit` (every core exited: `status` is the
+/// program's), `fault`, `abort` (a core ended the run: `status` is its code), `cycle_limit` or `deadlock`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EndRecord {
+    pub reason: &'static str,
+    /// The exit status of `nocmsg run`.
+    pub status: u8,
+    /// The core whose exit status or fault ended the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Box<CoreFault>>,
+    /// The cycle limit, or the cycle from which the chip was deadlocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<u64>,
+    /// Cores still running at the cycle limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<Vec<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<Box<Deadlock>>,
+}
+
 /// Where the cycles of a run went, by function (all cores together).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Profile {
@@ -98,29 +184,24 @@ pub struct ProfileEntry {
 pub struct Deadlock {
     /// The cycle from which the chip was deadlocked.
     pub cycle: u64,
-    pub waiting: Vec<WaitingCore>,
+    /// Each waiting rank: the call it is blocked in, its caller, the rank it waits for ([`crate::diagnose`]).
+    pub waiting: Vec<BlockedRank>,
+    /// The cycle the waits form (ranks, each waiting for the next); empty if the known waits form none.
+    pub wait_cycle: Vec<usize>,
+    /// The ranks no longer running.
+    pub finished: Vec<FinishedRank>,
     /// The network's wait-for analysis, when flits are stuck in it.
     pub network: Option<Box<noc::DeadlockReport>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WaitingCore {
-    pub core: usize,
-    pub tile: usize,
-    pub pc: u64,
-    pub waits_for: String,
-}
-
 impl std::fmt::Display for Deadlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "deadlock from cycle {}: every running core waits on the network and ", self.cycle)?;
+        write!(f, "deadlock at cycle {}: every running rank is blocked and ", self.cycle)?;
         match &self.network {
             None => writeln!(f, "the network is empty")?,
             Some(_) => writeln!(f, "nothing in the network has moved since")?,
         }
-        for w in &self.waiting {
-            writeln!(f, "  core {} (tile {}) at pc {:#x} {}", w.core, w.tile, w.pc, w.waits_for)?;
-        }
+        crate::diagnose::write_waits(f, "  ", &self.waiting, &self.wait_cycle, &self.finished)?;
         if let Some(report) = &self.network {
             write!(f, "{report}")?;
         }
@@ -138,6 +219,8 @@ pub struct Chip {
     options: RunOptions,
     program_path: String,
     functions: Vec<Function>,
+    /// For naming what deadlocked cores are blocked in.
+    diagnostics: Arc<ProgramDiagnostics>,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -273,7 +356,8 @@ impl Chip {
         if options.profile {
             cores.iter_mut().for_each(Core::enable_profile);
         }
-        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone() })
+        let diagnostics = Arc::new(ProgramDiagnostics::new(program));
+        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone(), diagnostics })
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -354,7 +438,8 @@ impl Chip {
                 }
                 // Cores waiting when another has aborted are not deadlocked: the abort ends their wait.
                 if abort.is_none() && (debug || sched.everyone_asleep()) && !sched.is_idle() {
-                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles);
+                    let diagnostics = &self.diagnostics;
+                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles, diagnostics);
                     if deadlock.is_some() {
                         break;
                     }
@@ -411,7 +496,9 @@ impl Chip {
         self.flush_console(&mut lines, events);
         let host_seconds = started.elapsed().as_secs_f64();
         let end = self.outcome(limited, horizon, deadlock);
-        (end, self.stats(host_seconds))
+        let mut stats = self.stats(host_seconds);
+        stats.end = Some(end.record());
+        (end, stats)
     }
 
     fn flush_console(&mut self, lines: &mut Vec<ConsoleLine>, events: &mut dyn FnMut(Event)) {
@@ -643,7 +730,14 @@ impl Scheduler {
 
 /// Whether the chip is deadlocked (see [`Deadlock`]); if so, settles the waiting cores at their first loop test
 /// after the deadlock began, which is where the debug clocking (which checks every cycle) finds them.
-fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn NetworkInterface, net: &Network, watchdog_cycles: u64) -> Option<Deadlock> {
+fn find_deadlock(
+    cores: &mut [Core],
+    sched: &mut Scheduler,
+    ni: &mut dyn NetworkInterface,
+    net: &Network,
+    watchdog_cycles: u64,
+    diagnostics: &ProgramDiagnostics,
+) -> Option<Deadlock> {
     let mut began = 0;
     let mut waiting = Vec::new();
     for core in cores.iter().filter(|c| c.running()) {
@@ -658,6 +752,8 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
     if waiting.is_empty() {
         return None;
     }
+    // Nor can it have begun while a core that has stopped since was still running.
+    began = began.max(cores.iter().filter_map(|c| c.end_cycle).max().unwrap_or(0));
     let network = if net.is_idle() {
         None
     } else {
@@ -666,7 +762,8 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
             return None;
         }
         began = began.max(stalled);
-        Some(Box::new(net.diagnose()))
+        let owners = ni.node_owners(cores, &waiting, net.mesh().nodes());
+        Some(Box::new(net.diagnose_with(&owners)))
     };
     let mut report = Vec::new();
     for (rank, op) in waiting {
@@ -674,9 +771,10 @@ fn find_deadlock(cores: &mut [Core], sched: &mut Scheduler, ni: &mut dyn Network
             let skipped = if s.next_check <= began { (began - s.next_check) / s.period + 1 } else { 0 };
             ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
         }
-        let core = &cores[rank];
-        report.push(WaitingCore { core: rank, tile: core.tile, pc: core.hart.pc, waits_for: ni.describe_wait(&op) });
+        report.push(diagnostics.blocked_rank(&cores[rank], cores.len(), ni.describe_wait(&op)));
     }
     sched.asleep.clear();
-    Some(Deadlock { cycle: began, waiting: report, network })
+    let wait_cycle = crate::diagnose::wait_for_cycle(&report);
+    let finished = cores.iter().filter_map(|c| diagnostics.finished_rank(c)).collect();
+    Some(Deadlock { cycle: began, waiting: report, wait_cycle, finished, network })
 }

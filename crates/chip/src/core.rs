@@ -61,6 +61,36 @@ impl Memory for TileMemory {
     }
 }
 
+/// What kind of error stopped a core: the POSIX signal a process would get for it natively, which also gives
+/// `nocmsg run` its exit status (128 + the signal's number, as a shell reports a process killed by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// A load, store or fetch outside the core's memory (SIGSEGV).
+    BadAddress,
+    /// A misaligned access or jump target (SIGBUS).
+    Misaligned,
+    /// An instruction that does not exist or cannot run in this state, network-interface misuse included (SIGILL).
+    IllegalInstruction,
+    /// `ebreak` outside a semihosting sequence (SIGTRAP).
+    Breakpoint,
+    /// A system call the core cannot take: `ecall`, a bad semihosting request (SIGSYS).
+    System,
+}
+
+impl FaultKind {
+    /// The signal's name and its number on Linux.
+    pub fn signal(self) -> (&'static str, u8) {
+        match self {
+            FaultKind::BadAddress => ("SIGSEGV", 11),
+            FaultKind::Misaligned => ("SIGBUS", 7),
+            FaultKind::IllegalInstruction => ("SIGILL", 4),
+            FaultKind::Breakpoint => ("SIGTRAP", 5),
+            FaultKind::System => ("SIGSYS", 31),
+        }
+    }
+}
+
 /// Why a core stopped before exiting normally: everything needed to find the bug without a debugger.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CoreFault {
@@ -70,6 +100,7 @@ pub struct CoreFault {
     /// The instruction word at `pc`, if it could be fetched.
     pub instruction: Option<u32>,
     pub disassembly: String,
+    pub kind: FaultKind,
     pub reason: String,
     pub cycle: u64,
 }
@@ -173,24 +204,25 @@ impl Core {
 
     /// The instruction at the pc: from the shared decoded text when possible.
     #[inline(always)]
-    fn fetch(&mut self) -> Result<Decoded, String> {
+    fn fetch(&mut self) -> Result<Decoded, (FaultKind, String)> {
         let pc = self.hart.pc;
         let index = pc.wrapping_sub(self.text.base) >> 2;
+        let illegal = || (FaultKind::IllegalInstruction, "illegal instruction".to_string());
         if pc & 3 == 0 && (index as usize) < self.text.words.len() && !self.mem.text_written {
-            return self.text.words[index as usize].ok_or_else(|| "illegal instruction".to_string());
+            return self.text.words[index as usize].ok_or_else(illegal);
         }
-        let word = self.mem.fetch(pc).map_err(|e| e.to_string())?;
-        riscv::decode(word).ok_or_else(|| "illegal instruction".to_string())
+        let word = self.mem.fetch(pc).map_err(|e| (memory_fault_kind(&e), e.to_string()))?;
+        riscv::decode(word).ok_or_else(illegal)
     }
 
     /// Stops the core with a report about the instruction at the pc.
-    pub fn fault(&mut self, reason: String) {
+    pub fn fault(&mut self, kind: FaultKind, reason: String) {
         let pc = self.hart.pc;
         let instruction = self.mem.ram.load(pc, 4).ok().map(|w| w as u32);
         let disassembly = instruction.map(|w| disassemble_word(w, pc)).unwrap_or_default();
         let cycle = self.hart.cycle;
         self.status = CoreStatus::Faulted {
-            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, disassembly, reason, cycle }),
+            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, disassembly, kind, reason, cycle }),
         };
         self.end_cycle = Some(cycle);
     }
@@ -217,8 +249,8 @@ impl Core {
             let (pc, start) = (self.hart.pc, self.hart.cycle);
             let d = match self.fetch() {
                 Ok(d) => d,
-                Err(reason) => {
-                    self.fault(reason);
+                Err((kind, reason)) => {
+                    self.fault(kind, reason);
                     return RunStop::Stopped;
                 }
             };
@@ -233,7 +265,7 @@ impl Core {
                     false
                 }
                 Err(fault) => {
-                    self.fault(fault_reason(&fault));
+                    self.fault(fault_kind(&fault), fault_reason(&fault));
                     return RunStop::Stopped;
                 }
             };
@@ -270,7 +302,7 @@ impl Core {
         } else {
             format!("stack pointer set outside memory: sp = {sp:#x}, below the stack ({reserved})")
         };
-        self.fault(reason);
+        self.fault(FaultKind::BadAddress, reason);
     }
 
     /// Adds `cycles` to the profile entry of the instruction at `pc` (if profiling, and if it is program text).
@@ -333,17 +365,17 @@ impl Core {
                         false
                     }
                     Err(reason) => {
-                        self.fault(format!("semihosting: {reason}"));
+                        self.fault(FaultKind::System, format!("semihosting: {reason}"));
                         false
                     }
                 }
             }
             EnvOp::Ebreak => {
-                self.fault("breakpoint (ebreak outside a semihosting sequence)".into());
+                self.fault(FaultKind::Breakpoint, "breakpoint (ebreak outside a semihosting sequence)".into());
                 false
             }
             EnvOp::Ecall => {
-                self.fault("no operating system to take the ecall; use semihosting (picolibc --oslib=semihost)".into());
+                self.fault(FaultKind::System, "no operating system to take the ecall; use semihosting (picolibc --oslib=semihost)".into());
                 false
             }
             EnvOp::FenceI => {
@@ -354,10 +386,26 @@ impl Core {
             }
             EnvOp::Custom(d) => {
                 let what = "this chip has no network interface (ni.kind = \"none\")";
-                self.fault(format!("network interface instruction `{}`: {what}", riscv::disasm::disassemble(&d, self.hart.pc)));
+                let text = format!("network interface instruction `{}`: {what}", riscv::disasm::disassemble(&d, self.hart.pc));
+                self.fault(FaultKind::IllegalInstruction, text);
                 false
             }
         }
+    }
+}
+
+fn memory_fault_kind(fault: &MemFault) -> FaultKind {
+    match fault {
+        MemFault::OutOfRange { .. } => FaultKind::BadAddress,
+        MemFault::Misaligned { .. } => FaultKind::Misaligned,
+    }
+}
+
+fn fault_kind(fault: &Fault) -> FaultKind {
+    match fault {
+        Fault::Memory(m) => memory_fault_kind(m),
+        Fault::MisalignedTarget { .. } => FaultKind::Misaligned,
+        Fault::Csr { .. } => FaultKind::IllegalInstruction,
     }
 }
 

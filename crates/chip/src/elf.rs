@@ -50,6 +50,31 @@ pub struct Program {
     pub image_end: u64,
     /// Function symbols by address (empty for a stripped program).
     pub functions: Vec<Function>,
+    /// The call frame information (`.debug_frame`), for naming where a deadlocked core waits; empty if absent.
+    pub debug_frame: Vec<u8>,
+    /// libnocmsg's wait-site table (`.nocmsg_waits`, lib/include/nocmsg_wait.h); empty if absent.
+    pub wait_sites: Vec<u8>,
+    /// Address of libnocmsg's wait record (`nocmsg_wait_record`), if the program has one.
+    pub wait_record: Option<u64>,
+    /// libnocmsg's code (`__start_nocmsg_text`..`__stop_nocmsg_text`, placed by runtime/nocmsg.ld).
+    pub library_text: Option<(u64, u64)>,
+}
+
+/// The function symbols of any ELF file (for naming addresses in a program's backtrace), by address.
+pub fn function_symbols(data: &[u8]) -> Result<Vec<Function>, String> {
+    let file = object::File::parse(data).map_err(|e| e.to_string())?;
+    Ok(functions_of(&file))
+}
+
+fn functions_of(file: &object::File) -> Vec<Function> {
+    let mut functions: Vec<Function> = file
+        .symbols()
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some(Function { address: s.address(), size: s.size(), name: s.name().ok()?.to_string() }))
+        .collect();
+    functions.sort_by(|a, b| (a.address, &a.name).cmp(&(b.address, &b.name)));
+    functions.dedup_by_key(|f| f.address);
+    functions
 }
 
 impl Program {
@@ -131,16 +156,27 @@ impl Program {
                     .into(),
             ));
         }
-        let boot_block = file.symbols().find(|s| s.name() == Ok("nocmsg_boot")).map(|s| s.address());
-        let mut functions: Vec<Function> = file
-            .symbols()
-            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
-            .filter_map(|s| Some(Function { address: s.address(), size: s.size(), name: s.name().ok()?.to_string() }))
-            .collect();
-        functions.sort_by(|a, b| (a.address, &a.name).cmp(&(b.address, &b.name)));
-        functions.dedup_by_key(|f| f.address);
+        let symbol = |name: &str| file.symbols().find(|s| s.name() == Ok(name)).map(|s| s.address());
+        let boot_block = symbol("nocmsg_boot");
+        let functions = functions_of(&file);
+        let section = |name: &str| {
+            use object::ObjectSection;
+            file.section_by_name(name).and_then(|s| s.data().ok()).map(<[u8]>::to_vec).unwrap_or_default()
+        };
+        let library_text = symbol("__start_nocmsg_text").zip(symbol("__stop_nocmsg_text")).filter(|(lo, hi)| lo < hi);
         let image_end = segments.iter().map(|s| s.address + s.mem_size).max().unwrap_or(0);
-        Ok(Program { path: path.to_string(), entry, segments, boot_block, image_end, functions })
+        Ok(Program {
+            path: path.to_string(),
+            entry,
+            segments,
+            boot_block,
+            image_end,
+            functions,
+            debug_frame: section(".debug_frame"),
+            wait_sites: section(".nocmsg_waits"),
+            wait_record: symbol("nocmsg_wait_record"),
+            library_text,
+        })
     }
 }
 

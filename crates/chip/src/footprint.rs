@@ -111,6 +111,10 @@ mod tests {
             boot_block: None,
             image_end: 0,
             functions: Vec::new(),
+            debug_frame: Vec::new(),
+            wait_sites: Vec::new(),
+            wait_record: None,
+            library_text: None,
         }
     }
 

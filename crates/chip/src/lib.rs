@@ -18,12 +18,15 @@ pub mod chip;
 pub mod config;
 pub mod console;
 pub mod core;
+pub mod diagnose;
 pub mod elf;
 pub mod footprint;
 pub mod ni;
 pub mod semihost;
 pub mod stats;
+pub mod unwind;
 
-pub use chip::{Chip, Deadlock, Event, Profile, ProfileEntry, RunEnd, RunOptions, WaitingCore};
+pub use chip::{Chip, Deadlock, Event, Profile, ProfileEntry, RunEnd, RunOptions};
+pub use diagnose::{BlockedRank, FinishedRank, WaitsFor};
 pub use config::ChipConfig;
 pub use elf::Program;

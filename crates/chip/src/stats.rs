@@ -107,6 +107,9 @@ pub struct RunStats {
     /// The on-chip network (absent on chips without a network interface).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkStats>,
+    /// Why the run ended and the exit status of `nocmsg run` (set once the run is over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<crate::chip::EndRecord>,
     pub host: HostStats,
 }
 
@@ -138,6 +141,7 @@ impl RunStats {
             instructions,
             cores,
             network: None,
+            end: None,
             host: HostStats { seconds: host_seconds, instructions_per_second: ips, mips: ips / 1e6 },
         }
     }

@@ -56,6 +56,10 @@ fn program(words: &[u32]) -> Program {
         boot_block: None,
         image_end: MEMORY_BASE + len,
         functions: Vec::new(),
+        debug_frame: Vec::new(),
+        wait_sites: Vec::new(),
+        wait_record: None,
+        library_text: None,
     }
 }
 

@@ -1,15 +1,17 @@
 //! `nocmsg`: the command-line front end of the nocmsg many-core laboratory.
 //!
-//! Exit codes: 0 success, 1 an operational failure (I/O), 2 bad arguments or configuration, 3 the simulated network
-//! deadlocked (the watchdog's report is on stderr). `nocmsg run` passes on the program's own exit status, 4 when a
-//! core stops on an error and 5 at the cycle limit (see `run.rs`); `nocmsg native` the status of the first failing rank
-//! (128 + signal), 124 at its time limit (see `native.rs`).
+//! Exit codes: 0 success, 1 an operational failure (I/O), 2 bad arguments or configuration, 3 the network of
+//! `traffic` or `deadlock-demo` deadlocked (the watchdog's report is on stderr). `nocmsg run` and `nocmsg native`
+//! pass on the program's own exit status; their run-level failures use statuses outside the 0..=127 programs
+//! use: 128 + a signal for a crash (a fault on the simulator), 124 at the cycle or time limit, 200 for a deadlock,
+//! and (natively) 201 for a rank that exited without finalizing (see `run.rs`, `native.rs`).
 
 mod args;
 mod bench;
 mod deadlock_demo;
 mod footprint;
 mod native;
+mod native_watch;
 #[cfg(test)]
 mod option_samples;
 mod run;
@@ -48,14 +50,16 @@ pub enum Exit {
     Usage(String),
     /// The network deadlocked: exit code 3; the message is the watchdog's report.
     Deadlock(String),
-    /// A simulated program failed: this exit code, and a message for stderr.
+    /// A simulated program failed: this exit code, and a one-line message for stderr.
     Status(u8, String),
+    /// A run ended in a way that takes a multi-line report (a deadlock): this exit code, and the report.
+    Report(u8, String),
 }
 
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Exit::Usage(msg) | Exit::Deadlock(msg) | Exit::Status(_, msg) => f.write_str(msg),
+            Exit::Usage(msg) | Exit::Deadlock(msg) | Exit::Status(_, msg) | Exit::Report(_, msg) => f.write_str(msg),
         }
     }
 }
@@ -123,6 +127,10 @@ fn main() -> ExitCode {
                 }
                 Some(Exit::Status(code, msg)) => {
                     eprintln!("{msg}");
+                    ExitCode::from(*code)
+                }
+                Some(Exit::Report(code, report)) => {
+                    eprint!("{report}");
                     ExitCode::from(*code)
                 }
                 None => {

@@ -2,8 +2,9 @@
 //! counterpart of `nocmsg run` for programs built against libnocmsg for the host.
 //!
 //! The launcher does as little as the library needs and no more: it creates one empty shared-memory file, tells each
-//! rank where it is and who it is through `NOCMSG_*` variables, and never touches the file's contents (the ranks
-//! size and map it). What it does own is the job's lifetime: no rank and no shared-memory file may outlive the job,
+//! rank where it is and who it is through `NOCMSG_*` variables, and never writes the file (the ranks size and map
+//! it); it only reads the ranks' wait records at its start, to stop a job whose rank exited without finalizing or
+//! whose ranks are deadlocked (`native_watch.rs`). What it does own is the job's lifetime: no rank and no shared-memory file may outlive the job,
 //! whether it succeeds, a rank fails, the time limit passes, the launcher is interrupted or the launcher itself is
 //! killed. Hence:
 //!
@@ -16,8 +17,10 @@
 //!   a terminal from a background group would stop it), and a Ctrl-Z stops the whole job, launcher included.
 //!
 //! Exit status: 0 when every rank exits 0; the status of the first rank seen to fail (128 + the signal when a signal
-//! killed it); 124 at `--timeout`; 128 + the signal when the launcher is interrupted; 2 for bad usage. Linux only.
+//! killed it); 201 when a rank exits 0 without having finalized the library it initialized; 200 for a deadlock;
+//! 124 at `--timeout`; 128 + the signal when the launcher is interrupted; 2 for bad usage. Linux only.
 
+use crate::native_watch::Watch;
 use crate::Exit;
 use anyhow::Context;
 use clap::Args;
@@ -39,6 +42,8 @@ pub const MAX_RANKS: usize = 1024;
 const GRACE: Duration = Duration::from_secs(1);
 /// The longest the launcher sleeps without looking at its ranks (signals wake it earlier).
 const POLL: Duration = Duration::from_millis(100);
+/// Exit status when a rank exits without finalizing the library it initialized.
+pub const STATUS_UNFINALIZED: u8 = 201;
 
 #[derive(Args)]
 pub struct NativeArgs {
@@ -105,17 +110,20 @@ pub fn run(args: NativeArgs) -> anyhow::Result<()> {
     let _watchdog = spawn_watchdog(&shm.path).context("cannot start the shared-memory watchdog")?;
 
     let mut job = Job::new();
+    let mut watch = std::fs::File::open(&shm.path).ok().map(|f| Watch::new(f, args.ranks, program.clone()));
     if let Err(err) = job.start(&args, &program, &shm, pins.as_deref()) {
         job.stop(libc::SIGTERM, &signals);
         job.finish();
         return Err(err);
     }
     let deadline = args.timeout.and_then(|t| Instant::now().checked_add(t.duration));
-    let outcome = job.supervise(deadline, &signals);
+    let outcome = job.supervise(deadline, &signals, watch.as_mut());
     match outcome {
         Outcome::Succeeded => {}
         Outcome::Interrupted(sig) => job.stop(sig, &signals),
-        Outcome::Failed { .. } | Outcome::TimedOut(_) => job.stop(libc::SIGTERM, &signals),
+        Outcome::Failed { .. } | Outcome::TimedOut(_) | Outcome::Unfinalized(_) | Outcome::Deadlock(_) => {
+            job.stop(libc::SIGTERM, &signals)
+        }
     }
     job.finish();
     drop(shm);
@@ -144,6 +152,12 @@ pub fn run(args: NativeArgs) -> anyhow::Result<()> {
             format!("nocmsg native: interrupted by {}; all ranks stopped", signal_name(sig)),
         )
         .into()),
+        Outcome::Unfinalized(rank) => Err(Exit::Status(
+            STATUS_UNFINALIZED,
+            format!("nocmsg native: rank {rank} exited {}; all ranks stopped", chip::diagnose::UNFINALIZED),
+        )
+        .into()),
+        Outcome::Deadlock(report) => Err(Exit::Report(chip::chip::STATUS_DEADLOCK, report).into()),
     }
 }
 
@@ -337,6 +351,10 @@ enum Outcome {
     TimedOut(Vec<usize>),
     /// The launcher received this signal.
     Interrupted(libc::c_int),
+    /// This rank exited 0 without finalizing the library it initialized.
+    Unfinalized(usize),
+    /// Every running rank is blocked: the report.
+    Deadlock(String),
 }
 
 struct RankProcess {
@@ -442,12 +460,18 @@ impl Job {
         Ok(())
     }
 
-    /// Waits until every rank has exited 0, one fails, the deadline passes or the launcher is signalled.
-    fn supervise(&mut self, mut deadline: Option<Instant>, signals: &Signals) -> Outcome {
+    /// Waits until every rank has exited 0, one fails, the ranks deadlock, the deadline passes or the launcher is
+    /// signalled.
+    fn supervise(&mut self, mut deadline: Option<Instant>, signals: &Signals, mut watch: Option<&mut Watch>) -> Outcome {
         loop {
             let reaped = self.reap(false);
             if let Some(&(rank, end)) = reaped.ended.iter().find(|(_, end)| *end != RankEnd::Exited(0)) {
                 return Outcome::Failed { rank, end };
+            }
+            if let Some(w) = watch.as_deref() {
+                if let Some(&(rank, _)) = reaped.ended.iter().find(|(rank, _)| w.exited_unfinalized(*rank)) {
+                    return Outcome::Unfinalized(rank);
+                }
             }
             if self.running == 0 {
                 return Outcome::Succeeded;
@@ -455,7 +479,16 @@ impl Job {
             if let Some(sig) = reaped.terminal_stop {
                 let paused = self.terminal_stop(sig);
                 deadline = deadline.and_then(|d| d.checked_add(paused));
+                if let Some(w) = watch.as_deref_mut() {
+                    w.reset();
+                }
                 continue;
+            }
+            if let Some(w) = watch.as_deref_mut() {
+                let ended: Vec<Option<String>> = self.ranks.iter().map(|r| r.end.map(describe_end)).collect();
+                if let Some(report) = w.check(&ended) {
+                    return Outcome::Deadlock(report.to_string());
+                }
             }
             let now = Instant::now();
             let wait = match deadline {
@@ -578,6 +611,14 @@ impl Job {
         for forwarder in self.forwarders.drain(..) {
             let _ = forwarder.join();
         }
+    }
+}
+
+/// How a rank that is no longer running ended, for a deadlock report.
+fn describe_end(end: RankEnd) -> String {
+    match end {
+        RankEnd::Exited(code) => format!("has exited with status {code}"),
+        RankEnd::Killed(sig) => format!("was killed by signal {sig} ({})", signal_name(sig)),
     }
 }
 

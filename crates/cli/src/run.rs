@@ -1,7 +1,9 @@
 //! `nocmsg run`: a program on every core (or a chosen subset) of a simulated chip.
 //!
-//! Exit status: 0 when every core exits 0; otherwise the exit status of the first core (by cycle, then rank) that
-//! exits non-zero, 4 when a core stops on an error (its report is on stderr), 5 when the cycle limit is reached.
+//! Exit status ([`RunEnd::exit_status`], recorded with the reason in the stats file's `end`): 0 when every core exits
+//! 0; otherwise the exit status of the first core (by cycle, then rank) that exits non-zero; when a core stops on an
+//! error (its report is on stderr), 128 + the signal a process would get for it natively (139 for a bad address,
+//! 135 misaligned, 132 an illegal instruction); 124 at the cycle limit; 200 for a deadlock.
 //! A core that aborts (MPI_Abort, nocmsg_abort, abort()) ends the whole run with its code (1 for 0).
 
 use crate::Exit;
@@ -38,7 +40,7 @@ pub struct RunArgs {
     /// Visit every core every cycle (slow; must give the same results as the default clocking).
     #[arg(long)]
     pub debug_clocking: bool,
-    /// Stop with exit status 5 if cores are still running at this cycle (0: no limit).
+    /// Stop with exit status 124 if cores are still running at this cycle (0: no limit).
     #[arg(long, default_value_t = 0, value_name = "CYCLES")]
     pub max_cycles: u64,
     /// Directory that semihosting file names are relative to (default: the current directory).
@@ -242,30 +244,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let json = serde_json::to_string_pretty(&stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
+    let status = end.exit_status();
     match end {
         RunEnd::Success => Ok(()),
-        RunEnd::Failed { core, code } => {
-            let status = match code.rem_euclid(256) {
-                0 => 1,
-                s => s as u8,
-            };
-            Err(Exit::Status(status, format!("nocmsg: core {core} exited with status {code}")).into())
-        }
-        RunEnd::Fault(fault) => Err(Exit::Status(4, format!("nocmsg: {fault}")).into()),
+        RunEnd::Failed { core, code } => Err(Exit::Status(status, format!("nocmsg: core {core} exited with status {code}")).into()),
+        RunEnd::Fault(fault) => Err(Exit::Status(status, format!("nocmsg: {fault}")).into()),
         RunEnd::Aborted { core, code, cycle, stopped } => {
-            // As natively: the caller's code, 1 for 0 (an abort is a failure).
-            let status = match code.rem_euclid(256) {
-                0 => 1,
-                s => s as u8,
-            };
             let others = if stopped == 1 { "core" } else { "cores" };
             Err(Exit::Status(status, format!("nocmsg: rank {core} called abort (code {code}) at cycle {cycle}; stopped {stopped} other running {others}")).into())
         }
-        RunEnd::Deadlock(deadlock) => Err(Exit::Deadlock(format!("nocmsg: {deadlock}")).into()),
+        RunEnd::Deadlock(deadlock) => Err(Exit::Report(status, format!("nocmsg: {deadlock}")).into()),
         RunEnd::CycleLimit { cycle, running } => {
             let shown: Vec<String> = running.iter().take(8).map(usize::to_string).collect();
             let more = if running.len() > 8 { format!(" and {} more", running.len() - 8) } else { String::new() };
-            Err(Exit::Status(5, format!("nocmsg: cycle limit {cycle} reached with cores {}{more} still running", shown.join(", "))).into())
+            Err(Exit::Status(status, format!("nocmsg: cycle limit {cycle} reached with cores {}{more} still running", shown.join(", "))).into())
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::network::Network;
 use crate::types::{Cycle, NodeId, PacketId};
-use crate::watchdog::{self, DeadlockReport};
+use crate::watchdog::{self, DeadlockReport, NodeOwner};
 
 /// The flit [`Network::eject_pop`] would return next, seen without taking it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +116,12 @@ impl Network {
     /// chip whose cores all wait on the network).
     pub fn diagnose(&self) -> DeadlockReport {
         watchdog::diagnose(self)
+    }
+
+    /// Like [`Network::diagnose`], with what the owners of the nodes know about them (indexed by node; see
+    /// [`NodeOwner`]).
+    pub fn diagnose_with(&self, owners: &[Option<NodeOwner>]) -> DeadlockReport {
+        watchdog::diagnose_with(self, owners)
     }
 
     /// The last cycle in which a flit moved (was injected, advanced or drained).

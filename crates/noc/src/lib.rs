@@ -34,4 +34,4 @@ pub use stats::{Delivery, Histogram, LinkStats};
 pub use topology::{Direction, Mesh};
 pub use traffic::{run_rate, Pattern, RatePoint, TrafficError, TrafficSpec};
 pub use types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
-pub use watchdog::DeadlockReport;
+pub use watchdog::{DeadlockReport, NodeOwner};

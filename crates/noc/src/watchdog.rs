@@ -10,7 +10,10 @@
 //! * an ejection queue of a node that drains only when its own sending is done waits for that node's injection;
 //! * a node that cannot inject waits for its router's local input VC.
 //!
-//! A queue of a node that never drains is a dead end, and then the report gives the chain that ends there.
+//! A queue of a node that never drains is a dead end, and then the report gives the chain that ends there, unless the
+//! node's owner says why it does not drain ([`NodeOwner`]): a core blocked on its full send FIFO takes nothing out
+//! of its receive FIFO until its own words leave, so its ejection queue waits for its injection, and the report
+//! then shows the whole cycle, through both cores and every router between them.
 
 use crate::network::{DrainPolicy, InputVc, Network, VcState, NO_OWNER};
 use crate::router::PendingAllocation;
@@ -35,11 +38,25 @@ pub struct PacketRef {
     pub flits: u16,
 }
 
+/// What the owner of a node (a chip's network interface) knows about it that the network does not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeOwner {
+    /// Names of the node's injection and ejection sides in the owner's terms (e.g. "core 1 (tile 1) send FIFO").
+    pub injection: String,
+    pub ejection: String,
+    /// Set when the owner takes nothing out of the ejection queue until its own send has left (a core blocked on a
+    /// full send FIFO): what the queue then waits for, in words.
+    pub drains_after_send: Option<String>,
+}
+
 /// One resource in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BlockedResource {
     /// `router_input`, `ejection_queue` or `injection`.
     pub kind: &'static str,
+    /// For a node's queues: what its owner calls it (see [`NodeOwner`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub router: Option<u32>,
     pub x: Option<u32>,
     pub y: Option<u32>,
@@ -81,6 +98,7 @@ impl fmt::Display for BlockedResource {
                 self.port.as_deref().unwrap_or("?"),
                 self.vc.unwrap_or(0)
             )?,
+            _ if self.name.is_some() => write!(f, "{}", self.name.as_deref().unwrap_or_default())?,
             "ejection_queue" => write!(f, "node {} ejection queue vc {}", self.node.unwrap_or(0), self.vc.unwrap_or(0))?,
             _ => write!(f, "node {} injection", self.node.unwrap_or(0))?,
         }
@@ -89,8 +107,20 @@ impl fmt::Display for BlockedResource {
         } else {
             write!(f, " [{}/{} flits", self.flits, self.capacity)?;
         }
-        for p in &self.packets {
-            write!(f, "; packet {} {}->{} ({} flits)", p.id, p.src, p.dst, p.flits)?;
+        // Runs of three or more packets between the same pair (a FIFO full of one-word messages) on one entry.
+        let mut k = 0;
+        while k < self.packets.len() {
+            let p = &self.packets[k];
+            let run = self.packets[k..].iter().take_while(|q| (q.src, q.dst, q.flits) == (p.src, p.dst, p.flits)).count();
+            if run >= 3 {
+                let last = self.packets[k + run - 1].id;
+                write!(f, "; {run} packets {}->{} ({} flits each; ids {}..{last})", p.src, p.dst, p.flits, p.id)?;
+            } else {
+                for q in &self.packets[k..k + run] {
+                    write!(f, "; packet {} {}->{} ({} flits)", q.id, q.src, q.dst, q.flits)?;
+                }
+            }
+            k += run;
         }
         write!(f, "] waits for {}", self.waiting_for)
     }
@@ -122,11 +152,17 @@ impl fmt::Display for DeadlockReport {
 
 struct Graph<'a> {
     net: &'a Network,
+    /// Per node, what its owner says (empty: nothing).
+    owners: &'a [Option<NodeOwner>],
     /// Applied on top of `net`, so the report shows the VC allocation of the last cycle as done.
     pending: PendingAllocation,
 }
 
 impl Graph<'_> {
+    fn owner_of(&self, node: usize) -> Option<&NodeOwner> {
+        self.owners.get(node).and_then(Option::as_ref)
+    }
+
     fn ivc(&self, i: usize) -> InputVc {
         self.pending.vcs.get(&i).copied().unwrap_or(self.net.ivc[i])
     }
@@ -206,6 +242,11 @@ impl Graph<'_> {
             }
             Vertex::Eject(q) => {
                 let node = q / net.vcs;
+                if let Some(why) = self.owner_of(node).and_then(|o| o.drains_after_send.as_ref()) {
+                    if !net.nodes[node].source.is_empty() {
+                        return (vec![Vertex::Inject(node)], why.clone());
+                    }
+                }
                 match net.drain_policy(NodeId(node as u32)) {
                     DrainPolicy::WhenSourceIdle if !net.nodes[node].source.is_empty() => (
                         vec![Vertex::Inject(node)],
@@ -264,6 +305,7 @@ impl Graph<'_> {
                 let ids = (vc.len > 0).then_some(vc.front.packet).into_iter().chain(behind).collect();
                 BlockedResource {
                     kind: "router_input",
+                    name: None,
                     router: Some(r as u32),
                     x: Some(x),
                     y: Some(y),
@@ -283,6 +325,7 @@ impl Graph<'_> {
                     .collect();
                 BlockedResource {
                     kind: "ejection_queue",
+                    name: self.owner_of(q / net.vcs).map(|o| o.ejection.clone()),
                     router: None,
                     x: None,
                     y: None,
@@ -299,6 +342,7 @@ impl Graph<'_> {
                 let node = &net.nodes[n];
                 BlockedResource {
                     kind: "injection",
+                    name: self.owner_of(n).map(|o| o.injection.clone()),
                     router: None,
                     x: None,
                     y: None,
@@ -370,7 +414,12 @@ impl Graph<'_> {
 
 /// Builds the report for a network that has stopped moving.
 pub(crate) fn diagnose(net: &Network) -> DeadlockReport {
-    let graph = Graph { net, pending: net.pending_allocation() };
+    diagnose_with(net, &[])
+}
+
+/// Like [`diagnose`], with what the nodes' owners know (indexed by node).
+pub(crate) fn diagnose_with(net: &Network, owners: &[Option<NodeOwner>]) -> DeadlockReport {
+    let graph = Graph { net, owners, pending: net.pending_allocation() };
     let mut starts: Vec<Vertex> = (0..net.nodes.len()).filter(|&n| !net.nodes[n].source.is_empty()).map(Vertex::Inject).collect();
     starts.extend((0..net.ivc.len()).filter(|&i| net.ivc[i].len > 0).map(Vertex::Input));
     starts.extend((0..net.ej_len.len()).filter(|&q| net.ej_len[q] > 0).map(Vertex::Eject));

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../engine.h"
+#include "../wait.h"
 #include "token.h"
 
 int nocmsg_coll_xfer = 1;
@@ -86,7 +87,7 @@ static inline int lean_recv(void *buf, size_t cap, int from, uint64_t want, stru
 {
     if (!nocmsg__fast.recv_ranks || ((uintptr_t)buf & 7) != 0)
         return -1;
-    int s = nocmsg_port_next();
+    int s = nocmsg_wait_next(from);
     uint64_t h = nocmsg_port_pull1_from(s);
     size_t len = HDR_LEN(h);
     if (__builtin_expect(s != from || (h << (64 - LEN_SHIFT)) != (want << (64 - LEN_SHIFT)) || len > cap, 0)) {
@@ -150,8 +151,7 @@ int coll_waitall(int n, struct nocmsg_request_s *r)
 {
     int err = NOCMSG_SUCCESS;
     for (int i = 0; i < n; i++) {
-        while (!r[i].done)
-            nocmsg_engine_block();
+        WAIT_UNTIL(r[i].done, r[i].peer, NULL);
         if (err == NOCMSG_SUCCESS)
             err = r[i].error;
     }

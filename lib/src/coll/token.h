@@ -22,6 +22,7 @@
 #include "coll.h"
 
 #include "../engine.h"
+#include "../wait.h"
 
 /* A rank's barrier is a list of rounds: send a token (to world rank `send`), then wait for one (from world rank
  * `wait`); -1 where a round has no send or no wait. */
@@ -83,7 +84,7 @@ static inline void coll_tokens_lean(struct token_at *at, const struct token_roun
             continue;
         }
         for (;;) {
-            int s = nocmsg_port_next();
+            int s = nocmsg_wait_next(from);
             uint64_t h = nocmsg_port_pull1_from(s);
             if (__builtin_expect(h == token && s == from, 1))
                 break;

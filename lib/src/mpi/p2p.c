@@ -14,6 +14,7 @@
 #include "mpi_impl.h"
 
 #include "../engine.h"
+#include "../wait.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -241,11 +242,16 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
     if (!bbuf.base)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_BUFFER);
     /* MPI 3.1 §3.6.1: detach waits until every message in the buffer has been sent. */
+    int entered = 0;
     while (bbuf.segs) {
         mpi_progress_nbc();
-        if (bbuf.segs)
+        if (bbuf.segs) {
+            if (!entered)
+                entered = nocmsg_wait_enter(-2, NULL);
             nocmsg_engine_block();
+        }
     }
+    nocmsg_wait_leave(entered);
     *(void **)buffer_addr = bbuf.base;
     *size = (int)bbuf.size;
     bbuf.base = NULL;
@@ -598,6 +604,12 @@ static void p2p_finish(struct nocmsg_mpi_request *r)
 }
 
 /* Advances r without blocking; returns whether it is complete (its outcome in r->status). */
+/* The world rank an unfinished request waits for (for the wait record): -2 when it is not one rank's. */
+static int request_peer(const struct nocmsg_mpi_request *r)
+{
+    return r->kind != MREQ_NBC && r->inner ? r->inner->peer : -2;
+}
+
 static int request_poll(struct nocmsg_mpi_request *r)
 {
     if (r->complete)
@@ -701,8 +713,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
         empty_out(status, 0);
         return MPI_SUCCESS;
     }
-    while (!request_poll(*request))
-        nocmsg_engine_block();
+    WAIT_UNTIL(request_poll(*request), request_peer(*request), NULL);
     MPI_Comm comm = (*request)->comm;
     MPI_RETURN(comm, retire(request, status, 0));
 }
@@ -769,12 +780,17 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         MPI_RETURN(MPI_COMM_WORLD, err);
     /* A complete request stays complete, so each is polled until it is, once: waiting on n requests costs n polls
      * in all, not n per event. */
+    int entered = 0;
     for (int i = 0; i < count;) {
-        if (inactive(array_of_requests[i]) || request_poll(array_of_requests[i]))
+        if (inactive(array_of_requests[i]) || request_poll(array_of_requests[i])) {
             i++;
-        else
-            nocmsg_engine_block();
+            continue;
+        }
+        if (!entered)
+            entered = nocmsg_wait_enter(request_peer(array_of_requests[i]), NULL);
+        nocmsg_engine_block();
     }
+    nocmsg_wait_leave(entered);
     MPI_Comm comm = MPI_COMM_WORLD;
     err = retire_all(count, array_of_requests, array_of_statuses, &comm);
     MPI_RETURN(comm, err);
@@ -816,7 +832,7 @@ static int first_complete(int count, MPI_Request requests[])
 
 static int any_common(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status, int block)
 {
-    int i;
+    int i, entered = 0;
     while ((i = first_complete(count, requests)) == -1) {
         if (!block) {
             progress_once();
@@ -827,8 +843,11 @@ static int any_common(int count, MPI_Request requests[], int *index, int *flag, 
             }
             break;
         }
+        if (!entered)
+            entered = nocmsg_wait_enter(MPI_ANY_SOURCE, NULL);
         nocmsg_engine_block();
     }
+    nocmsg_wait_leave(entered);
     *flag = 1;
     if (i == MPI_UNDEFINED) {
         empty_out(status, 0);
@@ -869,15 +888,18 @@ static int some_common(int incount, MPI_Request requests[], int *outcount, int i
         err = MPI_ERR_ARG;
     if (err != MPI_SUCCESS)
         MPI_RETURN(MPI_COMM_WORLD, err);
-    int first;
+    int first, entered = 0;
     while ((first = first_complete(incount, requests)) == -1) {
         if (!block) {
             progress_once();
             first = first_complete(incount, requests);
             break;
         }
+        if (!entered)
+            entered = nocmsg_wait_enter(MPI_ANY_SOURCE, NULL);
         nocmsg_engine_block();
     }
+    nocmsg_wait_leave(entered);
     if (first == MPI_UNDEFINED) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -996,17 +1018,23 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    int entered = 0;
     for (;;) {
         int flag = 0;
         nocmsg_status st;
         mpi_progress_nbc();
         int err = nocmsg_iprobe(source, tag, comm, &flag, &st);
+        if (err != MPI_SUCCESS || flag)
+            nocmsg_wait_leave(entered);
         if (err != MPI_SUCCESS)
             MPI_RETURN(comm, err);
         if (flag) {
             recv_status(status, &st, err);
             return MPI_SUCCESS;
         }
+        /* iprobe accepted the arguments, so the communicator and source are valid. */
+        if (!entered)
+            entered = nocmsg_wait_enter(source >= 0 ? nocmsg_comm_get(comm)->world_of[source] : MPI_ANY_SOURCE, NULL);
         nocmsg_engine_block();
     }
 }

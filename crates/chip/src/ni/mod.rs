@@ -14,7 +14,7 @@ pub mod pimp;
 
 use crate::config::{ChipConfig, NiKind};
 use crate::core::{Core, CoreEnv};
-use noc::{Network, NodeId};
+use noc::{Network, NodeId, NodeOwner};
 use riscv::Decoded;
 use serde::Serialize;
 
@@ -90,6 +90,10 @@ pub trait NetworkInterface {
 
     /// Human-readable description of what the core at `rank`, spinning on `d`, waits for.
     fn describe_wait(&self, d: &Decoded) -> String;
+
+    /// For the network's deadlock diagnosis, indexed by node: what each rank's node is called, and for the ranks
+    /// in `waiting` (rank, and the wait-loop branch it spins on) whether their receive side waits for their send.
+    fn node_owners(&self, cores: &[Core], waiting: &[(usize, Decoded)], nodes: usize) -> Vec<Option<NodeOwner>>;
 
     /// Counters of `rank`, final once the run is over (`finish` has been called).
     fn counters(&self, rank: usize) -> &NiCounters;

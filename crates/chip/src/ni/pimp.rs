@@ -18,8 +18,8 @@
 
 use super::{NetworkInterface, NiCounters, NiOutcome, Placement};
 use crate::config::NiConfig;
-use crate::core::{Core, CoreEnv};
-use noc::{Network, NodeId};
+use crate::core::{Core, CoreEnv, FaultKind};
+use noc::{Network, NodeId, NodeOwner};
 use riscv::{Decoded, Op};
 
 pub struct Pimp {
@@ -125,7 +125,7 @@ impl NetworkInterface for Pimp {
                     },
                 };
                 if let Err(reason) = done {
-                    core.fault(reason);
+                    core.fault(FaultKind::IllegalInstruction, reason);
                     return NiOutcome::Stopped;
                 }
                 false
@@ -139,7 +139,7 @@ impl NetworkInterface for Pimp {
         let pc = core.hart.pc;
         let next = if taken { pc.wrapping_add(d.imm as i64 as u64) } else { pc.wrapping_add(4) };
         if next & 3 != 0 {
-            core.fault(format!("instruction address misaligned: branch target {next:#x}"));
+            core.fault(FaultKind::Misaligned, format!("instruction address misaligned: branch target {next:#x}"));
             return NiOutcome::Stopped;
         }
         core.hart.pc = next;
@@ -193,6 +193,23 @@ impl NetworkInterface for Pimp {
             Op::PimpBns => format!("waits for room in its send FIFO ({} entries full)", self.send_fifo_entries),
             _ => "waits for a message (receive FIFO empty)".to_string(),
         }
+    }
+
+    fn node_owners(&self, cores: &[Core], waiting: &[(usize, Decoded)], nodes: usize) -> Vec<Option<NodeOwner>> {
+        let mut owners = vec![None; nodes];
+        for core in cores {
+            let name = format!("core {} (tile {})", core.rank, core.tile);
+            // A core spinning on a full send FIFO runs no recv until its words leave: its receive FIFO, which
+            // is the node's ejection queue, waits for its send FIFO, which is the node's injection queue.
+            let blocked_sending = waiting.iter().any(|(rank, d)| *rank == core.rank && d.op == Op::PimpBns);
+            owners[self.node(core.rank).0 as usize] = Some(NodeOwner {
+                injection: format!("{name} send FIFO"),
+                ejection: format!("{name} receive FIFO"),
+                drains_after_send: blocked_sending
+                    .then(|| format!("core {} to receive, which it does only once its send FIFO has room", core.rank)),
+            });
+        }
+        owners
     }
 
     fn counters(&self, rank: usize) -> &NiCounters {
