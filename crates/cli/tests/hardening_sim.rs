@@ -152,7 +152,7 @@ fn a_stack_overflow_stops_the_core_with_a_report() {
             args.extend(clocking);
             args.extend([path_str(&elf), mode, "100"]);
             let out = nocmsg(&args);
-            assert_eq!(out.status.code(), Some(4), "{mode}\n{}", show(&out));
+            assert_eq!(out.status.code(), Some(139), "{mode}\n{}", show(&out));
             assert!(!text(&out.stdout).contains("survived"), "{mode}\n{}", show(&out));
             let err = text(&out.stderr);
             assert_eq!(err.lines().count(), 1, "{err}");
