@@ -6,11 +6,11 @@ Builds bench/micro/p2p_paths.c and runs it between neighbours on pimp-4x4 (ranks
 corners of pimp-8x8 (ranks 0 and 63). Writes p2p_paths.csv (chip, pair, api, path, bytes, round_trip_cycles) and
 prints, per chip, a table of cycles per round trip (one row per API and path, one column per size) and the ratios
 issue 14 asks for, each with PASS or FAIL:
-    8 B round trip at most 100 cycles (libnocmsg and MPI, constant arguments)
-    1 KiB at most 2.2x the 512 B round trip (the step from eager to rendezvous)
-    1 B at most 1.3x the 8 B round trip; 3, 13 and 100 B next to the next whole word (reported)
-    MPI with the count from the command line, and with a duplicated communicator or a datatype in a variable, at most
-    1.5x the constant-argument MPI round trip for 8 B
+    on pimp-4x4: 8 B round trip at most 100 cycles (libnocmsg and MPI, constant arguments), 1 KiB at most 2.2x the
+    512 B round trip (the step from eager to rendezvous), 1 B at most 1.3x the 8 B round trip (on pimp-8x8 these
+    are reported without a bound); 3, 13 and 100 B next to the next whole word (reported);
+    on both: MPI with the count from the command line, and with a duplicated communicator or a datatype in a
+    variable, at most 1.5x the constant-argument MPI round trip for 8 B
 The exit status is 0 even when a ratio fails (the numbers are the result); the tests hold the bounds.
 """
 
@@ -32,16 +32,21 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def checks(rt):
-    """(description, value, bound) for the issue's ratios; rt maps (api, path, bytes) to cycles."""
+def checks(rt, chip):
+    """(description, value, bound or None) for the issue's ratios; rt maps (api, path, bytes) to cycles. The bounds
+    on sizes hold on pimp-4x4 (the issue's acceptance); elsewhere those ratios are reported without one."""
     out = []
+    on_4x4 = chip == "pimp-4x4"
     for api in ("nocmsg", "mpi"):
-        out.append((f"{api} 8 B round trip (const), cycles", rt[(api, "const", 8)], 100.0))
-        out.append((f"{api} 1 KiB / 512 B (var)", rt[(api, "var", 1024)] / rt[(api, "var", 512)], 2.2))
-        out.append((f"{api} 1 B / 8 B (var)", rt[(api, "var", 1)] / rt[(api, "var", 8)], 1.3))
+        out.append((f"{api} 8 B round trip (const), cycles", rt[(api, "const", 8)], 100.0 if on_4x4 else None))
+        out.append((f"{api} 1 KiB / 512 B (var)", rt[(api, "var", 1024)] / rt[(api, "var", 512)],
+                    2.2 if on_4x4 else None))
+        out.append((f"{api} 1 B / 8 B (var)", rt[(api, "var", 1)] / rt[(api, "var", 8)], 1.3 if on_4x4 else None))
     base = rt[("mpi", "const", 8)]
     for path in ("var", "status", "var-int", "var-double", "dup", "dup-double", "anytype"):
         out.append((f"mpi {path} / mpi const, 8 B", rt[("mpi", path, 8)] / base, 1.5))
+    for small, whole in ((3, 8), (13, 16), (100, 104)):
+        out.append((f"{small} B / {whole} B (mpi var)", rt[("mpi", "var", small)] / rt[("mpi", "var", whole)], None))
     return out
 
 
@@ -72,10 +77,11 @@ def main():
             for path in dict.fromkeys(k[1] for k in rt if k[0] == api):
                 cells = [f"{rt[(api, path, s)]:9.1f}" if (api, path, s) in rt else " " * 9 for s in sizes]
                 print(f"{api + '/' + path:<20}" + "".join(cells))
-        for what, value, bound in checks(rt):
-            print(f"  {'PASS' if value <= bound else 'FAIL'}  {what}: {value:.2f} (at most {bound})")
-        for small, whole in ((3, 8), (13, 16), (100, 104)):
-            print(f"  info  {small} B / {whole} B (mpi var): {rt[('mpi', 'var', small)] / rt[('mpi', 'var', whole)]:.2f}")
+        for what, value, bound in checks(rt, chip):
+            if bound is None:
+                print(f"  info  {what}: {value:.2f}")
+            else:
+                print(f"  {'PASS' if value <= bound else 'FAIL'}  {what}: {value:.2f} (at most {bound})")
         print()
 
     path = os.path.join(args.out, "p2p_paths.csv")
