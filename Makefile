@@ -7,7 +7,9 @@
 #               simulator and natively; Python experiment tests)
 #   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores);
 #               ping-pong: results/bench/pingpong_sim.csv (cycles on pimp-4x4) and pingpong_native.csv (libnocmsg
-#               vs Open MPI on this machine, same run); collectives, every algorithm: results/bench/coll_*.csv
+#               vs Open MPI on this machine, same run); every way of calling point-to-point (constant or variable
+#               count, datatype and communicator, through libnocmsg and MPI): results/bench/p2p_paths.csv (cycles on
+#               pimp-4x4 and pimp-8x8); collectives, every algorithm: results/bench/coll_*.csv
 #               (bench/micro/coll.py: cycles on pimp-8x8 and ns natively)
 
 PYTHON ?= python3
@@ -47,6 +49,7 @@ bench: build
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
 	bash tools/setup.sh --bench
 	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/pingpong.py --out results/bench
+	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/p2p_paths.py --out results/bench
 	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/coll.py --out results/bench
 
 clean:

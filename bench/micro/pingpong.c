@@ -1,6 +1,7 @@
 /*
  * pingpong.c: round-trip time versus message size, between neighbours (ranks 0 and 1) and between the farthest
- * pair (ranks 0 and size-1, the opposite corners of a mesh when ranks fill it row by row).
+ * pair (ranks 0 and size-1, the opposite corners of a mesh when ranks fill it row by row). Sizes are the powers of
+ * two from 8 B to max_bytes and, in between, 1, 3, 13 and 100 B, which are not whole 8-byte words.
  *
  * One source, three builds: bin/nocmsg-cc (simulated chip: times in cycles), bin/nocmsg-cc-native (Linux: times
  * in nanoseconds), and mpicc -DPINGPONG_MPI (a production MPI, for comparison). Prints CSV on rank 0:
@@ -38,6 +39,19 @@ static double pp_scale = 1e9;
 #endif
 #endif
 
+/* The size after `bytes`: the next power of two from 8 up, or a smaller size of the odd ones. */
+static int next_size(int bytes)
+{
+    static const int odd[] = {1, 3, 13, 100};
+    int next = 8;
+    while (next <= bytes)
+        next *= 2;
+    for (unsigned i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        if (odd[i] > bytes && odd[i] < next)
+            next = odd[i];
+    return next;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef PINGPONG_MPI
@@ -61,7 +75,7 @@ int main(int argc, char **argv)
         if (p == 1 && peers[1] == peers[0])
             break;
         int peer = peers[p];
-        for (int bytes = 8; bytes <= max_bytes; bytes *= 2) {
+        for (int bytes = 1; bytes <= max_bytes; bytes = next_size(bytes)) {
             int n = bytes >= 16384 ? (iters + 9) / 10 : iters;
             double best = 1e300;
             for (int rep = 0; rep < 3; rep++) {

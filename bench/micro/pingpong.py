@@ -3,7 +3,8 @@
     python3 bench/micro/pingpong.py [--out results/bench] [--iterations N]
 
 Writes pingpong_sim.csv (pair, bytes, round_trip_cycles, cycles_per_extra_word) and pingpong_native.csv (pair,
-bytes, nocmsg_ns, openmpi_ns, ratio = nocmsg / Open MPI; below 1 means nocmsg is faster), and prints both.
+bytes, nocmsg_ns, openmpi_ns, ratio = nocmsg / Open MPI; below 1 means nocmsg is faster), and prints both, with the
+simulated ratios issue 14 sets bounds on (8 B round trip, 1 KiB / 512 B, 1 B / 8 B; PASS or FAIL).
 Native runs use two ranks pinned to two cores; both libraries run back to back in the same invocation, so the
 ratio compares them under the same machine load.
 """
@@ -47,10 +48,19 @@ def main():
     sim_rows = []
     for (pair, size), cycles in sorted(sim.items()):
         base = sim[(pair, 8)]
-        extra = (cycles - base) / (size / 8 - 1) if size > 8 else 0.0
+        extra = (cycles - base) / (size / 8 - 1) if size > 8 and size % 8 == 0 else 0.0
         sim_rows.append({"pair": pair, "bytes": size, "round_trip_cycles": cycles,
                          "cycles_per_extra_word": round(extra, 2)})
     write(os.path.join(args.out, "pingpong_sim.csv"), sim_rows)
+    for pair in ("neighbour", "far"):
+        # The 8 B bound is for neighbours; the far corners add the network's 20 cycles.
+        for what, value, bound in ((f"{pair} 8 B round trip, cycles", sim[(pair, 8)], 100.0 if pair == "neighbour"
+                                    else 130.0),
+                                   (f"{pair} 1 KiB / 512 B", sim[(pair, 1024)] / sim[(pair, 512)], 2.2),
+                                   (f"{pair} 1 B / 8 B", sim[(pair, 1)] / sim[(pair, 8)], 1.3),
+                                   (f"{pair} 3 B / 8 B", sim[(pair, 3)] / sim[(pair, 8)], 1.5),
+                                   (f"{pair} 13 B / 16 B", sim[(pair, 13)] / sim[(pair, 16)], 1.5)):
+            print(f"  {'PASS' if value <= bound else 'FAIL'}  {what}: {value:.2f} (at most {bound})")
 
     native = os.path.join(build, "pingpong")
     run([os.path.join(ROOT, "bin", "nocmsg-cc-native"), "-O2", SOURCE, "-o", native])

@@ -274,22 +274,47 @@ int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
                 nocmsg_comm comm, nocmsg_status *status);
 
 /* Internal, not part of the API: whether a blocking send or receive may bypass the progress engine and go straight
- * to the network interface (the fast paths in p2p.c and nocmsg_inline.h). Each field is the number of world ranks
- * when it may, and 0 when it may not, so that one unsigned comparison with the peer's rank checks both. */
+ * to the network interface (the fast paths in p2p.c and nocmsg_inline.h). The first three fields are the number of
+ * world ranks when it may, and 0 when it may not, so that one unsigned comparison with the peer's rank checks both.
+ * A receive on a context may take the next header from the network interface when recv_idle is set and nothing is
+ * unexpected or posted on that context (busy, counted per context modulo NOCMSG__CTX_SLOTS; recv_ranks folds that
+ * in for NOCMSG_COMM_WORLD's context, 0). */
+#define NOCMSG__CTX_SLOTS 64
 struct nocmsg_fast_state {
     unsigned send_ranks; /* 0 when packets are queued to send (a new one must go behind them) or the library is down */
-    unsigned recv_ranks; /* 0 also when receives are posted, messages are unexpected or a packet is partly taken */
+    unsigned recv_ranks; /* recv_idle, and nothing unexpected or posted on NOCMSG_COMM_WORLD */
+    unsigned recv_idle;  /* 0 also when a packet is partly taken or the engine is held */
+    unsigned busy[NOCMSG__CTX_SLOTS]; /* per context slot: unexpected messages plus posted receives */
 };
 extern struct nocmsg_fast_state nocmsg__fast;
+/* Internal: what the inline paths need to know of the communicators with handles below NOCMSG__FAST_COMMS, so that
+ * a call whose communicator or datatype is not a compile-time constant takes them too. size is 0 for a handle that
+ * is not a live communicator. */
+#define NOCMSG__FAST_COMMS 16
+struct nocmsg_fast_comm {
+    unsigned size;        /* ranks */
+    unsigned ctx;         /* context of point-to-point messages */
+    uint64_t eager_hdr;   /* the header of an EAGER message on it, tag and length 0 */
+    const int *world_of;  /* comm rank -> world rank */
+    const int *local_of;  /* world rank -> comm rank */
+};
+extern struct nocmsg_fast_comm nocmsg__fast_comms[NOCMSG__FAST_COMMS];
+/* log2 of the size of each basic datatype (all are powers of two bytes). */
+extern const unsigned char nocmsg__type_shifts[NOCMSG_BASIC_DATATYPES];
 /* The eager limit of the PIMP port (lib/ports/pimp.h), which nocmsg_inline.h tests at compile time. */
 #define NOCMSG__PIMP_EAGER_LIMIT 512
 /* The header word of an EAGER message on NOCMSG_COMM_WORLD (lib/src/internal.h describes the format). */
 #define NOCMSG__EAGER_HDR(tag, bytes) (1u | ((uint64_t)(uint32_t)(tag) << 16) | ((uint64_t)(bytes) << 40))
 /* Where the inline fast paths hand over when they cannot finish on their own. */
 int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent);
-int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got, nocmsg_status *status);
+int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got, nocmsg_comm comm,
+                      nocmsg_status *status);
 int nocmsg__recv_handoff(int src, uint64_t hdr, void *buf, int count, nocmsg_datatype type, int source, int tag,
                          nocmsg_comm comm, nocmsg_status *status);
+/* The lean rendezvous: a send of `bytes` (over the eager limit) on NOCMSG_COMM_WORLD, and a receive on `comm` that
+ * took the matching RTS header `hdr` from core src. */
+int nocmsg__send_rdv(const void *buf, int count, nocmsg_datatype type, int dest, int tag, size_t bytes);
+int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm comm, nocmsg_status *status);
 
 #ifdef __cplusplus
 }

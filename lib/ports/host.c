@@ -186,6 +186,46 @@ size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
     return n;
 }
 
+size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t from)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    const unsigned char *b = buf;
+    if (from < whole && ((uintptr_t)b & 7) == 0) {
+        from += nocmsg_port_push(dest, (const uint64_t *)(const void *)b + from, whole - from);
+        if (from < whole)
+            return from;
+    }
+    for (; from < words; from++) {
+        uint64_t w = 0;
+        size_t left = bytes - 8 * from;
+        memcpy(&w, b + 8 * from, left < 8 ? left : 8);
+        if (!nocmsg_port_push(dest, &w, 1))
+            break;
+    }
+    return from;
+}
+
+size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from)
+{
+    size_t words = (bytes + 7) / 8;
+    for (;;) {
+        from = nocmsg_port_push_bytes(dest, buf, bytes, from);
+        int src;
+        if (from == words || nocmsg_port_poll(&src))
+            return from;
+        nocmsg_port_wait(1);
+    }
+}
+
+size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes)
+{
+    if ((((uintptr_t)buf | bytes) & 7) == 0)
+        return nocmsg_port_push_packet(dest, header, buf, bytes / 8);
+    if (!nocmsg_port_push(dest, &header, 1))
+        return 0;
+    return 1 + nocmsg_port_push_bytes(dest, buf, bytes, 0);
+}
+
 int nocmsg_port_push1(int dest, uint64_t word)
 {
     return (int)nocmsg_port_push(dest, &word, 1);
@@ -252,6 +292,30 @@ size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n)
 {
     /* A small packet is published whole, so there is nothing worth waiting for. */
     return nocmsg_port_pull(src, words, n);
+}
+
+size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8, k = 0;
+    unsigned char *b = buf;
+    if (((uintptr_t)b & 7) == 0) {
+        k = nocmsg_port_pull(src, buf, whole);
+        if (k < whole)
+            return k;
+    }
+    for (; k < words; k++) {
+        uint64_t w;
+        if (!nocmsg_port_pull(src, &w, 1))
+            break;
+        size_t left = bytes - 8 * k;
+        memcpy(b + 8 * k, &w, left < 8 ? left : 8);
+    }
+    return k;
+}
+
+int nocmsg_port_take(int src, uint64_t *word)
+{
+    return nocmsg_port_pull_wait(src, word, 1) == 1;
 }
 
 void nocmsg_port_wait(int sending)

@@ -33,6 +33,23 @@ int nocmsg_port_push1(int dest, uint64_t word);
  * partial push can be finished later. One publication of the whole packet where the port allows. */
 size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n);
 
+/* Payload words [from, (bytes + 7) / 8) of a `bytes`-byte message at buf (any alignment; the bytes of the last word
+ * past the message are unspecified), as far as the port takes them; returns the position reached. */
+size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t from);
+
+/* Like port_push_bytes, but waits for room while no word arrives (port_wait(1)): returns (bytes + 7) / 8 when the
+ * payload is all out, or where it stopped because a word arrived while the way to dest was full. */
+size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from);
+
+/* A header word, then the payload of a `bytes`-byte message at buf (as nocmsg_port_push_bytes); returns how many
+ * words were taken, header included. */
+size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes);
+
+/* Takes the payload of a `bytes`-byte message from src into buf (any alignment), from its first word, as far as
+ * it is next in line (waiting for words on their way where port_pull_wait does); returns the words taken. Every
+ * byte of them is stored, and nothing at or past buf + bytes. */
+size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes);
+
 /* Takes the next word of the source port_poll just named (which has one). */
 uint64_t nocmsg_port_pull1_from(int src);
 
@@ -50,6 +67,9 @@ size_t nocmsg_port_pull(int src, uint64_t *words, size_t n);
 /* Like port_pull, but may wait for words of a packet that is on its way (stopping when another source's word is
  * next). Only for when nothing else needs attention. */
 size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n);
+
+/* One word of src's stream into *word, as port_pull_wait(src, word, 1): 1 if it was taken. */
+int nocmsg_port_take(int src, uint64_t *word);
 
 /* Waits (without burning simulated instructions where the NI allows) until a word may have arrived, or, with
  * sending set, until a word may also be pushed. May return early. */

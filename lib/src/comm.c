@@ -33,6 +33,21 @@ static int comm_slot(int id)
     return NOCMSG_SUCCESS;
 }
 
+struct nocmsg_fast_comm nocmsg__fast_comms[NOCMSG__FAST_COMMS];
+
+/* Publishes communicator id (or, with c NULL, its absence) to the inline paths (nocmsg.h). */
+static void comm_publish(int id, const struct comm *c)
+{
+    if (id < 0 || id >= NOCMSG__FAST_COMMS)
+        return;
+    struct nocmsg_fast_comm *f = &nocmsg__fast_comms[id];
+    f->size = c ? (unsigned)c->size : 0;
+    f->ctx = c ? (unsigned)c->ctx : 0;
+    f->eager_hdr = c ? MAKE_HDR(PK_EAGER, c->ctx, 0, 0) : 0;
+    f->world_of = c ? c->world_of : NULL;
+    f->local_of = c ? c->local_of : NULL;
+}
+
 /* Sets up communicator `id` with the given world ranks (in comm-rank order). */
 static int comm_make(int id, const int *world_ranks, int size)
 {
@@ -66,11 +81,13 @@ static int comm_make(int id, const int *world_ranks, int size)
     c->size = size;
     c->ctx = 2 * id;
     nocmsg_lib.comms[id] = c;
+    comm_publish(id, c);
     return NOCMSG_SUCCESS;
 }
 
 static void comm_release(struct comm *c)
 {
+    comm_publish(c->ctx / 2, NULL); /* ctx is 2 * id */
     coll_mesh_release(c);
     coll_tokens_release(c);
     nocmsg_lib.comms[c->ctx / 2] = NULL;

@@ -30,12 +30,23 @@ struct nocmsg_fast_state nocmsg__fast;
     } while (0)
 #define eng nocmsg_eng
 
-/* Publishes whether the fast paths may bypass the engine; every entry point ends with it. */
+/* Publishes whether the fast paths may bypass the engine; every entry point ends with it. A receive may bypass it
+ * when nothing is queued to send (it would wait at the port without pushing), no packet is partly taken (the next
+ * word of every source is a header) and, on its context, nothing is unexpected or posted (nocmsg_engine_lean_ok);
+ * nocmsg__fast.recv_ranks says so for NOCMSG_COMM_WORLD's context, 0, which the inline paths use. */
 static void settle(void)
 {
     unsigned ranks = eng.up ? (unsigned)nocmsg_lib.size : 0;
-    nocmsg__fast.send_ranks = eng.tx_head ? 0 : ranks;
-    nocmsg__fast.recv_ranks = eng.tx_head || eng.posted_head || eng.ux_head || eng.midpacket ? 0 : ranks;
+    unsigned idle = eng.tx_head ? 0 : ranks;
+    nocmsg__fast.send_ranks = idle;
+    nocmsg__fast.recv_idle = eng.midpacket || eng.hold ? 0 : idle;
+    nocmsg__fast.recv_ranks = nocmsg__fast.busy[CTX_SLOT(0)] ? 0 : nocmsg__fast.recv_idle;
+}
+
+void nocmsg_engine_hold(int delta)
+{
+    eng.hold += delta;
+    settle();
 }
 
 /* Moves src's reassembly to `phase`, counting the streams that are between a header and the packet's end. */
@@ -48,6 +59,7 @@ static void set_phase(struct rx *x, int phase)
 int nocmsg_engine_init(int size)
 {
     memset(&eng, 0, sizeof eng);
+    memset(nocmsg__fast.busy, 0, sizeof nocmsg__fast.busy);
     eng.rx = calloc((size_t)size, sizeof *eng.rx);
     eng.blocked_pass = calloc((size_t)size, sizeof *eng.blocked_pass);
     if (!eng.rx || !eng.blocked_pass)
@@ -74,6 +86,7 @@ void nocmsg_engine_finalize(void)
     free(eng.rx);
     free(eng.blocked_pass);
     memset(&eng, 0, sizeof eng);
+    memset(nocmsg__fast.busy, 0, sizeof nocmsg__fast.busy);
     settle();
 }
 
@@ -252,6 +265,7 @@ static struct nocmsg_request_s *take_posted(int ctx, int src, int tag)
             if (eng.posted_tail == r)
                 eng.posted_tail = prev;
             r->next = NULL;
+            nocmsg__fast.busy[CTX_SLOT(r->ctx)]--;
             return r;
         }
     }
@@ -302,6 +316,7 @@ static void ux_remove(struct unexpected *u)
     *link = u->next;
     if (eng.ux_tail == u)
         eng.ux_tail = prev;
+    nocmsg__fast.busy[CTX_SLOT(u->ctx)]--;
 }
 
 /* Hands a complete unexpected eager message to the receive that matched it. */
@@ -336,6 +351,7 @@ void nocmsg_engine_recv(struct nocmsg_request_s *r)
         }
     } else {
         QUEUE_APPEND(eng.posted_head, eng.posted_tail, r);
+        nocmsg__fast.busy[CTX_SLOT(r->ctx)]++;
     }
     settle();
 }
@@ -349,6 +365,7 @@ int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r)
             if (eng.posted_tail == r)
                 eng.posted_tail = prev;
             r->next = NULL;
+            nocmsg__fast.busy[CTX_SLOT(r->ctx)]--;
             settle();
             return 1;
         }
@@ -411,6 +428,7 @@ static void rx_header(int src, struct rx *x)
             u->bytes = x->msg_bytes;
             u->data = data;
             QUEUE_APPEND(eng.ux_head, eng.ux_tail, u);
+            nocmsg__fast.busy[CTX_SLOT(ctx)]++;
             x->ux = u;
             x->dst = data;
             x->dst_bytes = x->msg_bytes;
@@ -437,6 +455,7 @@ static void rx_header(int src, struct rx *x)
             u->sender_req = sender_req;
             u->complete = 1;
             QUEUE_APPEND(eng.ux_head, eng.ux_tail, u);
+            nocmsg__fast.busy[CTX_SLOT(ctx)]++;
         }
         return;
     }
@@ -514,15 +533,14 @@ static int rx_payload(int src, struct rx *x)
     return 1;
 }
 
-/* Consumes what has arrived from src; with `have_header`, x->hdr has just been taken from the port. */
-static void rx_feed_from(int src, int have_header)
+/* Consumes what has arrived from src. */
+static void rx_feed(int src)
 {
     struct rx *x = rx_of(src);
     for (;;) {
         if (x->phase == RX_HEADER) {
-            if (!have_header && nocmsg_port_pull(src, &x->hdr, 1) == 0)
+            if (nocmsg_port_pull(src, &x->hdr, 1) == 0)
                 return;
-            have_header = 0;
             x->extra_need = extra_words(HDR_KIND(x->hdr));
             x->extra_have = 0;
             if (x->extra_need == 0) {
@@ -546,9 +564,21 @@ static void rx_feed_from(int src, int have_header)
     }
 }
 
-static void rx_feed(int src)
+/* A fast path took header h and `have` of its extra words from src: the engine carries on from there. */
+static void rx_resume(int src, uint64_t h, const uint64_t *extra, int have)
 {
-    rx_feed_from(src, 0);
+    struct rx *x = rx_of(src);
+    x->hdr = h;
+    x->extra_need = extra_words(HDR_KIND(h));
+    x->extra_have = have;
+    for (int i = 0; i < have; i++)
+        x->extra[i] = extra[i];
+    if (have < x->extra_need)
+        set_phase(x, RX_EXTRA);
+    else
+        rx_header(src, x);
+    rx_feed(src);
+    settle();
 }
 
 static int rx_progress(void)
@@ -610,9 +640,7 @@ __attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf,
 /* A header the fast receive cannot take: the general machinery handles it. */
 __attribute__((noinline)) void nocmsg_engine_rx_handoff(int src, uint64_t h)
 {
-    rx_of(src)->hdr = h;
-    rx_feed_from(src, 1);
-    settle();
+    rx_resume(src, h, NULL, 0);
 }
 
 /* The payload from src is still on its way after `got` words: let the engine finish it into a request of ours,
@@ -643,4 +671,243 @@ __attribute__((noinline)) int nocmsg_engine_recv_rest(int src, void *buf, size_t
         status->count_bytes = len;
     }
     return NOCMSG_SUCCESS;
+}
+
+/* ---- the lean rendezvous ------------------------------------------------------------------------------ */
+/* Blocking sends over the eager limit and the receives that take their RTS, while the engine is idle: the handshake
+ * and the data go straight between the port and the user's buffers, as the eager fast paths do, instead of through
+ * queued packets (which cost a few thousand cycles per kilobyte on a PIMP core). Their requests are the engine's
+ * lean_tx and lean_rx (a rank is in one blocking call at a time), whose addresses travel in the RTS and CTS as any
+ * request's do; so whatever the lean way hands over mid-way (a word it does not expect, a full FIFO while words
+ * arrive), the engine completes exactly as if it had run from the start. The lean way waits only when the engine
+ * would (nothing to push, nothing arrived), and pushes each control packet before it does its bookkeeping, which
+ * the packet's flight hides (the engine sees the requests only when these functions call it). */
+
+/* What is left of a packet a fast path pushed in part goes behind nothing (the queue was empty) in the queue. Part of
+ * the packet may be out, so running out of memory here is fatal, as in fatal_no_memory. */
+static void tx_queue_rest(int dest, const uint64_t *head, int nhead, int head_sent, const void *payload, size_t bytes,
+                          size_t words_sent, struct nocmsg_request_s *req)
+{
+    if (tx_enqueue(dest, head, nhead, payload, bytes, req) != NOCMSG_SUCCESS) {
+        fprintf(stderr, "nocmsg: rank %d: out of memory finishing a %zu-byte message to rank %d\n", nocmsg_lib.rank,
+                bytes, dest);
+        nocmsg_port_abort(1);
+    }
+    eng.tx_tail->head_sent = head_sent;
+    eng.tx_tail->words_sent = words_sent;
+    settle();
+}
+
+/* Lets the engine finish a request a lean path started. */
+static int wait_request(struct nocmsg_request_s *r)
+{
+    settle();
+    while (!r->done)
+        nocmsg_engine_block();
+    return r->error;
+}
+
+static void lean_request(struct nocmsg_request_s *r, int kind, int ctx, int peer, int tag, void *buf, size_t bytes)
+{
+    r->kind = kind;
+    r->done = 0;
+    r->error = NOCMSG_SUCCESS;
+    r->user_freed = 0;
+    r->ctx = ctx;
+    r->comm = NOCMSG_COMM_NULL;
+    r->peer = peer;
+    r->tag = tag;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->msg_bytes = 0;
+    r->status.source = peer;
+    r->status.tag = tag;
+    r->status.error = NOCMSG_SUCCESS;
+    r->status.count_bytes = 0;
+    r->next = NULL;
+}
+
+__attribute__((noinline)) int nocmsg_engine_rdv_send(int to, int ctx, int tag, const void *buf, size_t bytes,
+                                                     size_t rts_pushed)
+{
+    struct nocmsg_request_s *s = &eng.lean_tx;
+    lean_request(s, REQ_SEND, ctx, to, tag, (void *)buf, bytes);
+    if (__builtin_expect(rts_pushed < 3, 0)) {
+        uint64_t rts[3] = {MAKE_HDR(PK_RTS, ctx, tag, 0), (uint64_t)bytes, (uint64_t)(uintptr_t)s};
+        tx_queue_rest(to, rts, 3, (int)rts_pushed, NULL, 0, 0, NULL);
+        return wait_request(s);
+    }
+    /* Nothing else to do until the CTS: wait for the next word, and take it if it is the CTS for s. */
+    int src = nocmsg_port_next();
+    if (__builtin_expect(src != to, 0))
+        return wait_request(s);
+    uint64_t h = nocmsg_port_pull1_from(src), extra[2] = {0, 0};
+    int got = 0;
+    if (__builtin_expect(HDR_KIND(h) == PK_CTS, 1) && nocmsg_port_take(src, &extra[0]) && ++got &&
+        nocmsg_port_take(src, &extra[1]))
+        got++;
+    if (__builtin_expect(got < 2 || extra[0] != (uint64_t)(uintptr_t)s, 0)) {
+        rx_resume(src, h, extra, got);
+        return wait_request(s);
+    }
+    /* The DATA packet, for the receiver's request extra[1]: pushed while the FIFO has room, waiting for room while
+     * nothing arrives; when words arrive on a full FIFO, the engine takes the rest (it drains them meanwhile). */
+    size_t at = 0, words = (bytes + 7) / 8;
+    int head_sent = 0;
+    if (nocmsg_port_push1(to, MAKE_HDR(PK_DATA, 0, 0, 0)) && ++head_sent && nocmsg_port_push1(to, extra[1])) {
+        head_sent++;
+        at = nocmsg_port_stream_bytes(to, buf, bytes, 0);
+        if (__builtin_expect(at == words, 1))
+            return NOCMSG_SUCCESS;
+    }
+    uint64_t head[2] = {MAKE_HDR(PK_DATA, 0, 0, 0), extra[1]};
+    tx_queue_rest(to, head, 2, head_sent, buf, bytes, at, s);
+    return wait_request(s);
+}
+
+/* The outcome of a receive the engine finished. */
+static int finish_recv(struct nocmsg_request_s *r, nocmsg_status *status)
+{
+    int err = wait_request(r);
+    if (status)
+        *status = r->status;
+    return err;
+}
+
+/* Where a lean rendezvous receive hands over to the engine. */
+enum rdv_stop {
+    RDV_RTS,     /* the RTS's extra words are still arriving (eng.lean_got of them taken) */
+    RDV_CTS,     /* the CTS went in part (eng.lean_pushed of its words) */
+    RDV_OTHER,   /* another source's word came before the DATA packet (nothing of it taken) */
+    RDV_HEADER,  /* a header eng.lean_hdr came from the sender instead of our DATA packet (eng.lean_got extra words) */
+    RDV_PAYLOAD, /* the DATA packet is in part (eng.lean_got words) */
+};
+
+/* The engine finishes a lean rendezvous receive (its arguments in eng.lean_args): eng.lean_rx becomes a real request
+ * (it was not one yet: the engine sees it only from here on) and the engine carries on from where the lean way
+ * stopped. */
+__attribute__((noinline, cold)) static int rdv_recv_slow(int stop)
+{
+    const struct lean_args *a = &eng.lean_args;
+    struct nocmsg_request_s *r = &eng.lean_rx;
+    int src = a->src;
+    lean_request(r, REQ_RECV, HDR_CTX(a->h), src, HDR_TAG(a->h), a->buf, a->cap);
+    r->comm = a->comm;
+    if (stop == RDV_RTS) {
+        /* Post r, which is the receive the RTS header was taken for (nothing else is posted on its context), and let
+         * the engine match the two. */
+        QUEUE_APPEND(eng.posted_head, eng.posted_tail, r);
+        nocmsg__fast.busy[CTX_SLOT(r->ctx)]++;
+        rx_resume(src, a->h, eng.lean_extra, (int)eng.lean_got);
+        return finish_recv(r, a->status);
+    }
+    size_t bytes = (size_t)eng.lean_extra[0];
+    set_status(r, src, r->tag, bytes);
+    if (stop == RDV_CTS) {
+        uint64_t cts[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), eng.lean_extra[1], (uint64_t)(uintptr_t)r};
+        tx_queue_rest(src, cts, 3, (int)eng.lean_pushed, NULL, 0, 0, NULL);
+    } else if (stop == RDV_HEADER) {
+        rx_resume(src, eng.lean_hdr, &eng.lean_rreq, (int)eng.lean_got);
+    } else if (stop == RDV_PAYLOAD) {
+        struct rx *x = rx_of(src);
+        x->req = r;
+        x->ux = NULL;
+        x->dst = a->buf;
+        x->dst_bytes = a->cap;
+        x->msg_bytes = bytes;
+        x->received = eng.lean_got * 8;
+        set_phase(x, RX_PAYLOAD);
+    }
+    return finish_recv(r, a->status);
+}
+
+static int rdv_recv_payload(int src, void *buf, size_t bytes);
+static inline int rdv_recv_done(int src, size_t bytes);
+
+/* The rest of nocmsg_engine_rdv_recv, once the CTS is out (a function of its own, whose set-up the CTS's flight
+ * hides; its other arguments are in eng.lean_args, so that few registers are live while the DATA packet comes). */
+__attribute__((noinline)) static int rdv_recv_data(int src, void *buf, size_t cap)
+{
+    /* Nothing to do until the DATA packet: wait for the next word. */
+    size_t bytes = (size_t)eng.lean_extra[0];
+    uint64_t rreq = 0;
+    if (__builtin_expect(nocmsg_port_next() != src, 0))
+        return rdv_recv_slow(RDV_OTHER);
+    uint64_t dh = nocmsg_port_pull1_from(src);
+    int got = HDR_KIND(dh) == PK_DATA && nocmsg_port_take(src, &rreq);
+    if (__builtin_expect(!got || rreq != (uint64_t)(uintptr_t)&eng.lean_rx || bytes > cap, 0)) {
+        eng.lean_hdr = dh;
+        eng.lean_rreq = rreq;
+        eng.lean_got = (size_t)got;
+        return rdv_recv_slow(RDV_HEADER);
+    }
+    /* A misaligned buffer takes a function of its own, which keeps this one free of calls that return here (and so
+     * of saving registers while the DATA packet waits). */
+    if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
+        return rdv_recv_payload(src, buf, bytes);
+    size_t words = (bytes + 7) / 8, at = nocmsg_port_pull_bytes(src, buf, bytes);
+    if (__builtin_expect(at < words, 0)) {
+        eng.lean_got = at;
+        return rdv_recv_slow(RDV_PAYLOAD);
+    }
+    return rdv_recv_done(src, bytes);
+}
+
+/* The payload of the DATA packet into a misaligned buffer. */
+__attribute__((noinline)) static int rdv_recv_payload(int src, void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, at = nocmsg_port_pull_bytes(src, buf, bytes);
+    if (at < words) {
+        eng.lean_got = at;
+        return rdv_recv_slow(RDV_PAYLOAD);
+    }
+    return rdv_recv_done(src, bytes);
+}
+
+/* The end of a lean rendezvous receive: its status. */
+static inline int rdv_recv_done(int src, size_t bytes)
+{
+    nocmsg_status *status = eng.lean_args.status;
+    if (status) {
+        const struct comm *c = nocmsg_comm_get(eng.lean_args.comm);
+        status->source = c ? c->local_of[src] : src;
+        status->tag = HDR_TAG(eng.lean_args.h);
+        status->error = NOCMSG_SUCCESS;
+        status->count_bytes = bytes;
+    }
+    return NOCMSG_SUCCESS;
+}
+
+/* A receive that took a matching RTS: the CTS names eng.lean_rx, which the engine sees only if rdv_recv_slow makes it
+ * a request; on the lean way nothing but the words moves. */
+__attribute__((noinline)) int nocmsg_engine_rdv_recv(int src, uint64_t h, void *buf, size_t cap, nocmsg_comm comm,
+                                                     nocmsg_status *status)
+{
+    uint64_t sender_req = 0, bytes64 = 0;
+    size_t took = 0;
+    if (nocmsg_port_take(src, &bytes64) && ++took && nocmsg_port_take(src, &sender_req))
+        took++;
+    /* The CTS at once, word by word. */
+    size_t k = 0;
+    if (__builtin_expect(took == 2, 1) && nocmsg_port_push1(src, MAKE_HDR(PK_CTS, 0, 0, 0)) && ++k &&
+        nocmsg_port_push1(src, sender_req) && ++k && nocmsg_port_push1(src, (uint64_t)(uintptr_t)&eng.lean_rx))
+        k++;
+    struct lean_args *a = &eng.lean_args;
+    a->src = src;
+    a->h = h;
+    a->buf = buf;
+    a->cap = cap;
+    a->comm = comm;
+    a->status = status;
+    eng.lean_extra[0] = bytes64;
+    eng.lean_extra[1] = sender_req;
+    if (__builtin_expect(took < 2, 0)) {
+        eng.lean_got = took;
+        return rdv_recv_slow(RDV_RTS);
+    }
+    if (__builtin_expect(k < 3, 0)) {
+        eng.lean_pushed = k;
+        return rdv_recv_slow(RDV_CTS);
+    }
+    return rdv_recv_data(src, buf, cap);
 }

@@ -37,6 +37,20 @@ struct rx {
     struct unexpected *ux;
 };
 
+/* Contexts are counted in NOCMSG__CTX_SLOTS slots (a context's slot is its id modulo the count): sharing a slot only
+ * ever sends a receive the engine's way. */
+#define CTX_SLOT(ctx) ((unsigned)(ctx) & (NOCMSG__CTX_SLOTS - 1))
+
+/* The arguments of a lean rendezvous receive, for where it hands over to the engine. */
+struct lean_args {
+    int src;
+    uint64_t h;
+    void *buf;
+    size_t cap;
+    nocmsg_comm comm;
+    nocmsg_status *status;
+};
+
 struct engine {
     struct rx **rx; /* per source, made when its first packet arrives (on a large chip most never send to us) */
     struct txpkt *tx_head, *tx_tail;
@@ -46,13 +60,58 @@ struct engine {
     unsigned pass;
     int midpacket; /* sources whose stream is not at a header */
     int up;        /* between nocmsg_init and nocmsg_finalize: the fast paths may run */
+    int hold;      /* nocmsg_engine_hold: while non-zero, every receive goes the engine's way */
+    /* The engine also keeps nocmsg__fast.recv_idle (nothing to send, nothing partly taken, not held) and
+     * nocmsg__fast.busy: per context slot, unexpected messages queued plus receives posted. While a slot is busy, a
+     * message that arrives on its context may belong to an earlier receive, or an earlier message to a new one. */
+    /* The requests of the lean rendezvous (nocmsg_engine_rdv_send and _recv), and where a receive stands: the RTS's
+     * extra words, a header taken instead of the DATA packet's and the word after it, how many were taken or pushed. */
+    struct nocmsg_request_s lean_tx, lean_rx;
+    uint64_t lean_extra[2], lean_hdr, lean_rreq;
+    size_t lean_got, lean_pushed;
+    struct lean_args lean_args;
 };
 extern struct engine nocmsg_eng;
+
+/* Whether a blocking receive on context ctx may take the next header straight from the port (the fast paths): the
+ * engine has nothing to do, and nothing queued or posted on ctx could match the message before this receive does.
+ * Messages and receives on other contexts do not matter: whatever arrives for them is handed to the engine. */
+static inline int nocmsg_engine_lean_ok(int ctx)
+{
+    return nocmsg__fast.recv_idle != 0 && nocmsg__fast.busy[CTX_SLOT(ctx)] == 0;
+}
+
+/* Keeps every call the engine's way while held (delta +1), or lets the fast paths run again (delta -1 as many times):
+ * for callers that must run in nocmsg_engine_idle while the rank waits (the MPI layer's non-blocking collectives). */
+void nocmsg_engine_hold(int delta);
 
 /* Slow ends of the fast paths in p2p.c. */
 int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent);
 void nocmsg_engine_rx_handoff(int src, uint64_t h);
 int nocmsg_engine_recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t got, const struct comm *c,
                             nocmsg_status *status);
+
+/* The lean rendezvous of blocking calls (while nocmsg_engine_lean_ok and nothing is queued to send). A send of
+ * `bytes` (over the eager limit) to world rank `to` on context ctx: the caller pushes the RTS
+ * (nocmsg_engine_rts_push, which says how many of its words went), then this waits at the port for the CTS and
+ * streams the DATA packet from the buffer; a receive that took a matching RTS header `h` from world rank src answers
+ * with the CTS and pulls the DATA packet into its buffer (comm, source and tag as the caller's nocmsg_recv). Both
+ * speak the engine's protocol, so the peer may be on any path, and both hand over to the engine at the first word
+ * they do not expect (or a full FIFO while words arrive), which keeps them as deadlock-free as the engine. */
+int nocmsg_engine_rdv_send(int to, int ctx, int tag, const void *buf, size_t bytes, size_t rts_pushed);
+int nocmsg_engine_rdv_recv(int src, uint64_t h, void *buf, size_t cap, nocmsg_comm comm, nocmsg_status *status);
+
+/* The RTS of a lean rendezvous send, word by word (so that the caller needs no stack frame); returns how many of its
+ * three words the port took. */
+static inline size_t nocmsg_engine_rts_push(int to, int ctx, int tag, size_t bytes)
+{
+    if (!nocmsg_port_push1(to, MAKE_HDR(PK_RTS, ctx, tag, 0)))
+        return 0;
+    if (!nocmsg_port_push1(to, (uint64_t)bytes))
+        return 1;
+    if (!nocmsg_port_push1(to, (uint64_t)(uintptr_t)&nocmsg_eng.lean_tx))
+        return 2;
+    return 3;
+}
 
 #endif /* NOCMSG_ENGINE_H */

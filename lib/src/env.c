@@ -137,7 +137,7 @@ const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_SHORT_INT] = sizeof(struct nocmsg_short_int),
 };
 
-const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES] = {
+const unsigned char nocmsg__type_shifts[NOCMSG_BASIC_DATATYPES] = {
     [NOCMSG_BYTE] = 0,
     [NOCMSG_CHAR] = 0,
     [NOCMSG_SIGNED_CHAR] = 0,

@@ -104,8 +104,8 @@ struct nocmsg_short_int { short v; int i; };
 
 /* env.c */
 extern const int nocmsg_type_sizes[NOCMSG_BASIC_DATATYPES];
-/* log2 of each size (every basic type is a power of two bytes): a shift is cheaper than a multiply. */
-extern const unsigned char nocmsg_type_shifts[NOCMSG_BASIC_DATATYPES];
+/* log2 of each size (every basic type is a power of two bytes): a shift is cheaper than a multiply. Declared in
+ * nocmsg.h as nocmsg__type_shifts, for the inline paths. */
 
 /* engine.c */
 int nocmsg_engine_init(int size);

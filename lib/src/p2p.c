@@ -99,21 +99,41 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
     ((c) && (unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u && (count) >= 0 && ((buf) || !(count)) &&         \
      (unsigned)(peer) < (unsigned)(c)->size && (unsigned)(tag) <= NOCMSG_TAG_UB)
 
+/* The eager fast path of a misaligned buffer, out of line so that the aligned one needs no stack frame. */
+__attribute__((noinline)) static int send_skewed(const void *buf, int count, nocmsg_datatype type, int dest, int tag,
+                                                 nocmsg_comm comm, int to, uint64_t header)
+{
+    size_t bytes = HDR_LEN(header), words = (bytes + 7) / 8;
+    size_t k = nocmsg_port_push_message(to, header, buf, bytes);
+    if (k == words + 1)
+        return NOCMSG_SUCCESS;
+    if (k > 0)
+        return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
+    return blocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, NULL);
+}
+
 int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
-    /* Fast path: a small aligned message with nothing queued goes straight into the port. Every call in here is
-     * in tail position, so the common case needs no stack frame. */
+    /* Fast path: with nothing queued, a message up to the eager limit goes straight into the port (any size and
+     * alignment), a larger one through the lean rendezvous. Every call in here is in tail position, so the common
+     * case needs no stack frame. */
     struct comm *c = nocmsg_comm_get(comm);
-    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag), 1)) {
-        size_t bytes = (size_t)count << nocmsg_type_shifts[type];
-        if (bytes <= nocmsg_lib.eager_limit && nocmsg__fast.send_ranks && (((uintptr_t)buf | bytes) & 7) == 0) {
-            int to = c->world_of[dest];
-            size_t words = bytes / 8;
-            size_t k = nocmsg_port_push_packet(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, words);
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag) && nocmsg__fast.send_ranks, 1)) {
+        size_t bytes = (size_t)count << nocmsg__type_shifts[type];
+        int to = c->world_of[dest];
+        if (__builtin_expect(bytes <= nocmsg_lib.eager_limit, 1)) {
+            uint64_t header = MAKE_HDR(PK_EAGER, c->ctx, tag, bytes);
+            if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
+                return send_skewed(buf, count, type, dest, tag, comm, to, header);
+            size_t words = (bytes + 7) / 8;
+            size_t k = nocmsg_port_push_message(to, header, buf, bytes);
             if (__builtin_expect(k == words + 1, 1))
                 return NOCMSG_SUCCESS;
             if (k > 0)
                 return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
+        } else if (nocmsg__fast.recv_idle) {
+            size_t k = nocmsg_engine_rts_push(to, c->ctx, tag, bytes);
+            return nocmsg_engine_rdv_send(to, c->ctx, tag, buf, bytes, k);
         }
     }
     return blocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, NULL);
@@ -124,59 +144,107 @@ int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int
     return blocking(REQ_SEND, SEND_SYNC, buf, count, type, dest, tag, comm, NULL);
 }
 
-/* The fast receive took a header it cannot handle: the engine takes it, then the general path runs. */
+/* The fast receive took a header it cannot handle: the RTS of a message for this receive goes the lean rendezvous;
+ * anything else to the engine, and then the general path runs. */
 __attribute__((noinline, cold)) int nocmsg__recv_handoff(int src, uint64_t h, void *buf, int count,
                                                         nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                                                         nocmsg_status *status)
 {
+    struct comm *c = nocmsg_comm_get(comm);
+    if (HDR_KIND(h) == PK_RTS && PLAIN_ARGS(c, buf, count, type, source == NOCMSG_ANY_SOURCE ? 0 : source,
+                                            tag == NOCMSG_ANY_TAG ? 0 : tag) &&
+        HDR_CTX(h) == c->ctx && (tag == NOCMSG_ANY_TAG || HDR_TAG(h) == tag) &&
+        (source == NOCMSG_ANY_SOURCE || src == c->world_of[source]))
+        return nocmsg_engine_rdv_recv(src, h, buf, (size_t)count << nocmsg__type_shifts[type], comm, status);
     nocmsg_engine_rx_handoff(src, h);
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
 
-/* The slow ends of the inline fast paths (nocmsg_inline.h), which work on NOCMSG_COMM_WORLD. */
+/* The slow ends of the inline fast paths (nocmsg_inline.h). */
 __attribute__((noinline, cold)) int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent)
 {
     return nocmsg_engine_send_rest(dest, buf, bytes, words_sent);
 }
 
 __attribute__((noinline, cold)) int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got,
-                                                     nocmsg_status *status)
+                                                     nocmsg_comm comm, nocmsg_status *status)
 {
-    return nocmsg_engine_recv_rest(src, buf, cap, hdr, words_got, nocmsg_comm_get(NOCMSG_COMM_WORLD), status);
+    return nocmsg_engine_recv_rest(src, buf, cap, hdr, words_got, nocmsg_comm_get(comm), status);
+}
+
+__attribute__((noinline)) int nocmsg__send_rdv(const void *buf, int count, nocmsg_datatype type, int dest, int tag,
+                                               size_t bytes)
+{
+    if (__builtin_expect(nocmsg__fast.recv_idle != 0, 1)) {
+        size_t k = nocmsg_engine_rts_push(dest, 0, tag, bytes);
+        return nocmsg_engine_rdv_send(dest, 0, tag, buf, bytes, k);
+    }
+    return blocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, NOCMSG_COMM_WORLD, NULL);
+}
+
+__attribute__((noinline)) int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm comm,
+                                               nocmsg_status *status)
+{
+    return nocmsg_engine_rdv_recv(src, hdr, buf, cap, comm, status);
 }
 
 /* The inline fast paths build EAGER headers themselves. */
 _Static_assert(NOCMSG__EAGER_HDR(0x7fffff, 0xabcdef) == MAKE_HDR(PK_EAGER, 0, 0x7fffff, 0xabcdef),
                "nocmsg.h and internal.h disagree on the header format");
 
+/* The end of the receive fast path for a misaligned buffer (out of line, as send_skewed). */
+__attribute__((noinline)) static int recv_skewed(int s, uint64_t h, void *buf, size_t cap, const struct comm *c,
+                                                 int source, nocmsg_status *status)
+{
+    size_t len = HDR_LEN(h), words = (len + 7) / 8, k = nocmsg_port_pull_bytes(s, buf, len);
+    if (k < words)
+        return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
+    if (status) {
+        status->source = source == NOCMSG_ANY_SOURCE ? c->local_of[s] : source;
+        status->tag = HDR_TAG(h);
+        status->error = NOCMSG_SUCCESS;
+        status->count_bytes = len;
+    }
+    return NOCMSG_SUCCESS;
+}
+
 int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                 nocmsg_status *status)
 {
-    /* Fast path: with nothing posted or waiting, match the next header straight from the port and pull the
-     * payload into the buffer. */
+    /* Fast path: with nothing posted or unexpected on the communicator and the engine idle, match the next header
+     * straight from the port and pull the payload into the buffer. Everything that does not depend on the message
+     * is worked out before waiting for it, so what the message's arrival sets off is short. */
     struct comm *c = nocmsg_comm_get(comm);
     int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
-    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) && nocmsg__fast.recv_ranks, 1)) {
-        size_t cap = (size_t)count << nocmsg_type_shifts[type];
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, any_source ? 0 : source, any_tag ? 0 : tag) &&
+                             nocmsg_engine_lean_ok(c->ctx),
+                         1)) {
+        size_t cap = (size_t)count << nocmsg__type_shifts[type];
+        int from = any_source ? -1 : c->world_of[source];
+        /* The header bits that must match: kind and context, and the tag unless any will do. */
+        uint64_t want = MAKE_HDR(PK_EAGER, c->ctx, any_tag ? 0 : tag, 0);
+        uint64_t mask = any_tag ? 0xffff : ((uint64_t)1 << 40) - 1;
         int s = nocmsg_wait_next_local(source, comm, c);
         uint64_t h = nocmsg_port_pull1_from(s);
+        uint64_t x = (h ^ want) & mask;
         size_t len = HDR_LEN(h);
-        int htag = HDR_TAG(h);
-        if (__builtin_expect((h & 0xffff) == MAKE_HDR(PK_EAGER, c->ctx, 0, 0) && (any_source || s == c->world_of[source]) &&
-                                 (any_tag || htag == tag) && len <= cap && ((len | (uintptr_t)buf) & 7) == 0,
-                             1)) {
+        if (__builtin_expect(x == 0 && (any_source || s == from) && len <= cap, 1)) {
+            if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
+                return recv_skewed(s, h, buf, cap, c, source, status);
             /* The payload follows the header within a few cycles: wait for it here rather than in the engine. */
-            size_t words = len / 8, k = words ? nocmsg_port_pull_wait(s, buf, words) : 0;
+            size_t words = (len + 7) / 8, k = nocmsg_port_pull_bytes(s, buf, len);
             if (__builtin_expect(k < words, 0))
                 return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, status);
             if (status) {
-                status->source = c->local_of[s];
-                status->tag = htag;
+                status->source = any_source ? c->local_of[s] : source;
+                status->tag = HDR_TAG(h);
                 status->error = NOCMSG_SUCCESS;
                 status->count_bytes = len;
             }
             return NOCMSG_SUCCESS;
         }
+        if (x == (PK_EAGER ^ PK_RTS) && (any_source || s == from))
+            return nocmsg_engine_rdv_recv(s, h, buf, cap, comm, status);
         return nocmsg__recv_handoff(s, h, buf, count, type, source, tag, comm, status);
     }
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);

@@ -105,6 +105,33 @@ static inline __attribute__((always_inline)) const uint64_t *nocmsg_pimp_send_wo
     return p;
 }
 
+/* Queues words [p, end) for core `dest`, waiting for room in the send FIFO as long as no word arrives; returns where
+ * it stopped: `end`, or earlier if a word arrived while the FIFO was full (a caller that must keep receiving, as
+ * libnocmsg must, then takes it before going on). The wait is a two-branch loop, so it reacts to room within a few
+ * cycles and keeps a long message flowing at the receiver's pace. */
+static inline __attribute__((always_inline)) const uint64_t *nocmsg_pimp_stream_words(uint64_t dest,
+                                                                                    const uint64_t *p,
+                                                                                    const uint64_t *end)
+{
+    uint64_t w;
+    if (p == end)
+        return p;
+    __asm__ volatile("j 2f\n"
+                     "1:\n\t"
+                     ".insn b CUSTOM_1, 2, x0, x0, 3f\n\t" /* bar: a word arrived, stop */
+                     "2:\n\t"
+                     ".insn b CUSTOM_1, 1, x0, x0, 1b\n\t" /* bns: full, wait */
+                     "ld %[w], 0(%[p])\n\t"
+                     "addi %[p], %[p], 8\n\t"
+                     ".insn r CUSTOM_0, 0, 0, x0, %[d], %[w]\n\t" /* send */
+                     "bne %[p], %[end], 2b\n"
+                     "3:"
+                     : [p] "+r"(p), [w] "=&r"(w)
+                     : [d] "r"(dest), [end] "r"(end)
+                     : "memory");
+    return p;
+}
+
 /* One step of nocmsg_pimp_recv_words: takes a word from `src` if it is next. `a` is where bnr goes when nothing
  * has arrived: "1b" sleeps until a word arrives (a branch to itself), "2f" gives up (2: ends the asm block). */
 #define NOCMSG_PIMP_TAKE_(a)                                                                                    \
@@ -145,6 +172,112 @@ static inline __attribute__((always_inline)) uint64_t *nocmsg_pimp_recv_words(ui
     else
         NOCMSG_PIMP_TAKE_WORDS_("2f");
     return p;
+}
+
+/* Takes the next received word if it is from core `src` (sleeping until a word arrives): 1 and the word in *word,
+ * or 0 if the next word is another core's (nothing taken). */
+static inline __attribute__((always_inline)) int nocmsg_pimp_take_from(uint64_t src, uint64_t *word)
+{
+    nocmsg_pimp_wait_recv();
+    if (nocmsg_pimp_src() != src)
+        return 0;
+    *word = nocmsg_pimp_recv();
+    return 1;
+}
+
+/* Stores the first n bytes (0-7) of `word` at p, which is 8-byte aligned: the last, part word of a message. Naturally
+ * aligned stores of 4, 2 and 1 bytes; nothing at or past p + n is written. The branches are laid out for the
+ * smallest messages (one byte falls straight through). */
+static inline __attribute__((always_inline)) void nocmsg_pimp_store_tail(void *p, uint64_t word, unsigned n)
+{
+    typedef uint32_t u32 __attribute__((may_alias));
+    typedef uint16_t u16 __attribute__((may_alias));
+    unsigned char *q = (unsigned char *)p;
+    if (__builtin_expect(n & 4, 0)) {
+        *(u32 *)q = (uint32_t)word;
+        word >>= 32;
+        q += 4;
+    }
+    if (__builtin_expect(n & 2, 0)) {
+        *(u16 *)q = (uint16_t)word;
+        word >>= 16;
+        q += 2;
+    }
+    if (__builtin_expect(n & 1, 1))
+        *q = (unsigned char)word;
+}
+
+/* Takes the next received word if it is from core `src` (sleeping until a word arrives) and stores its first n bytes
+ * (1-7) at p, which is 8-byte aligned: 1, or 0 if the next word is another core's (nothing taken). In one assembly
+ * block, so that the branches are few and laid out on purpose: one byte falls straight through; otherwise the last
+ * byte goes on its own, a halfword or word from p covers the start, and bytes 4-5 of six or seven follow (a byte in
+ * the middle may be stored twice, with its own value: nothing outside p..p+n-1 is written). */
+static inline __attribute__((always_inline)) int nocmsg_pimp_take_tail(uint64_t src, void *p, unsigned n)
+{
+    __asm__ goto("1:\n\t"
+                 ".insn b CUSTOM_1, 3, x0, x0, 1b\n\t" /* bnr: wait */
+                 ".insn r CUSTOM_0, 2, 0, t0, x0, x0\n\t" /* src */
+                 "bne t0, %[s], %l[other]\n\t"
+                 ".insn r CUSTOM_0, 1, 0, t0, x0, x0\n\t" /* recv */
+                 "addi t1, %[n], -1\n\t"
+                 "bnez t1, 2f\n\t"
+                 "sb t0, 0(%[p])\n\t" /* one byte */
+                 "j 4f\n"
+                 "2:\n\t"
+                 "slli t2, t1, 3\n\t" /* the last byte, n - 1 */
+                 "srl t2, t0, t2\n\t"
+                 "add t1, %[p], t1\n\t"
+                 "sb t2, 0(t1)\n\t"
+                 "srli t1, %[n], 2\n\t"
+                 "bnez t1, 3f\n\t"
+                 "sh t0, 0(%[p])\n\t" /* two or three */
+                 "j 4f\n"
+                 "3:\n\t"
+                 "sw t0, 0(%[p])\n\t" /* four to seven */
+                 "andi t1, %[n], 2\n\t"
+                 "beqz t1, 4f\n\t"
+                 "srli t2, t0, 32\n\t" /* six or seven: bytes 4-5 */
+                 "sh t2, 4(%[p])\n"
+                 "4:"
+                 :
+                 : [s] "r"(src), [p] "r"(p), [n] "r"(n)
+                 : "t0", "t1", "t2", "memory"
+                 : other);
+    return 1;
+other:
+    return 0;
+}
+
+/* Stores the first n bytes (0-8) of `word` at p, whatever p's alignment, with naturally aligned stores: up to the
+ * next 8-byte boundary in rising sizes, then in falling ones. Nothing at or past p + n is written. */
+static inline void nocmsg_pimp_store_bytes(void *p, uint64_t word, unsigned n)
+{
+    typedef uint64_t u64 __attribute__((may_alias));
+    typedef uint32_t u32 __attribute__((may_alias));
+    typedef uint16_t u16 __attribute__((may_alias));
+    unsigned char *q = (unsigned char *)p;
+    if (((uintptr_t)q & 1) && n) {
+        *q++ = (unsigned char)word;
+        word >>= 8;
+        n--;
+    }
+    if (((uintptr_t)q & 2) && n >= 2) {
+        *(u16 *)q = (uint16_t)word;
+        word >>= 16;
+        q += 2;
+        n -= 2;
+    }
+    if (((uintptr_t)q & 4) && n >= 4) {
+        *(u32 *)q = (uint32_t)word;
+        word >>= 32;
+        q += 4;
+        n -= 4;
+    }
+    if (n == 8) {
+        *(u64 *)q = word;
+        return;
+    }
+    nocmsg_pimp_store_tail(q, word, n);
 }
 
 #endif /* NOCMSG_PIMP_H */

@@ -143,6 +143,7 @@ void test_nonblocking(void);
 void test_exchange(void);
 void test_comms(void);
 void test_inline(void);
+void test_lean(void);
 /* Returns this rank's checksum of the random patterns through the out-parameters. */
 void test_random_patterns(uint64_t *checksum, uint64_t *messages_received, uint64_t *total_messages,
                           uint64_t *total_bytes);

@@ -95,6 +95,8 @@ int main(int argc, char **argv)
     t_section_end("communicators");
     test_inline();
     t_section_end("inline fast paths");
+    test_lean();
+    t_section_end("lean paths: part words, misaligned buffers, rendezvous");
 
     uint64_t checksum, received, total_messages, total_bytes, all_received = 0;
     test_random_patterns(&checksum, &received, &total_messages, &total_bytes);

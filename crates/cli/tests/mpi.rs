@@ -6,7 +6,8 @@
 //! 16 cores of pimp-4x4, and must end with their `done` line and report no failure.
 //!
 //! One test per program, so a failure names it; each binary is built once per test run, the first time a test
-//! needs it. Nothing is skipped: without MPICH the tests fail and say how to install it.
+//! needs it. Nothing is skipped: without MPICH the tests fail and say how to install it. One more test holds
+//! docs/mpi.md's osu_latency figures to the command that makes them.
 
 mod common;
 use common::*;
@@ -273,4 +274,30 @@ fn every_program_has_a_test_and_a_golden_file() {
         "tests/mpi programs without a .expected file (MPICH's output on 4 ranks): {without_golden:?}"
     );
     assert_eq!(on_disk, listed, "tests/mpi/*.c and the differential! list in this file must name the same programs");
+}
+
+/// docs/mpi.md's osu_latency figures come from a command that regenerates them (issue 14, item 18: the 0.18 µs it
+/// quoted for 8 bytes was long out of date): the paragraph before the table names bench/third_party/osu.py, which
+/// exists and runs, the OSU version, OSU's and nocmsg's git revisions; and the 8-byte figure is one the inline path
+/// can give (under 0.1 µs at 1 GHz: bench/micro/p2p_paths measures about 85 cycles per round trip).
+#[test]
+fn osu_figures_in_the_docs_name_the_command_that_makes_them() {
+    let doc = std::fs::read_to_string(root().join("docs/mpi.md")).unwrap();
+    let start = doc.find("`bench/third_party/osu.py`").expect("docs/mpi.md does not name bench/third_party/osu.py");
+    let section = &doc[start..];
+    let table = section.find("| message | latency (µs) |").expect("no osu_latency table after the command");
+    let before = &section[..table];
+    assert!(before.contains("OSU 5.3"), "the OSU version is not named before the table");
+    let hex40 = |s: &str| s.split(|c: char| !c.is_ascii_hexdigit()).filter(|w| w.len() == 40).count();
+    assert!(hex40(before) >= 2, "OSU's and nocmsg's git revisions are not both named before the table");
+    let eight = section[table..]
+        .lines()
+        .find(|l| l.starts_with("| 8 B |"))
+        .and_then(|l| l.split('|').nth(2))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .expect("no 8 B row in the osu_latency table");
+    assert!(eight < 0.1, "docs/mpi.md quotes {eight} µs for 8 bytes; the inline path takes under 0.1 µs");
+    let script = root().join("bench/third_party/osu.py");
+    let out = Command::new("python3").arg(&script).arg("--help").output().expect("python3 runs");
+    assert!(out.status.success(), "{} --help failed\n{}", script.display(), show(&out));
 }

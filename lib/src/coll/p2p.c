@@ -3,7 +3,8 @@
  * (ctx + 1), in comm ranks.
  *
  * Two ways through. The lean way goes straight to the port, as the fast paths of nocmsg_send and nocmsg_recv do,
- * whenever the progress engine is idle (nocmsg__fast): a send pushes its EAGER packet into the port, and a receive
+ * whenever the progress engine is idle (nocmsg__fast.send_ranks, and nocmsg_engine_lean_ok on the private context for
+ * a receive): a send pushes its EAGER packet into the port, and a receive
  * takes the next header from the port and, if it is the expected one, pulls the payload into the buffer. The
  * engine's way is everything else: the engine busy, a header from someone else or with another tag, a full FIFO, a
  * rendezvous-sized or misaligned message. Both speak the same protocol, so the lean way may give up at any word and
@@ -85,7 +86,7 @@ __attribute__((noinline)) static int lean_recv_end(void *buf, size_t cap, int s,
  * else the receive's result. */
 static inline int lean_recv(void *buf, size_t cap, int from, uint64_t want, struct comm *c)
 {
-    if (!nocmsg__fast.recv_ranks || ((uintptr_t)buf & 7) != 0)
+    if (!nocmsg_engine_lean_ok(c->ctx + 1) || ((uintptr_t)buf & 7) != 0)
         return -1;
     int s = nocmsg_wait_next(from);
     uint64_t h = nocmsg_port_pull1_from(s);
@@ -301,7 +302,7 @@ static int slow_wait(int from, struct comm *c)
     /* While the engine is idle, the lean loop itself waits (a round with only this wait); it stops early only
      * after handing a header to the engine, which may have left the engine busy. */
     const struct token_round wait = {-1, from};
-    while (nocmsg__fast.recv_ranks) {
+    while (nocmsg_engine_lean_ok(c->ctx + 1)) {
         struct token_at at = {&wait, 1};
         coll_tokens_lean(&at, &wait + 1, c);
         if (at.round != &wait)
@@ -328,7 +329,7 @@ int coll_tokens_slow(struct token_at at, const struct token_round *end, struct c
             return err;
         at.round++;
         at.sent = 0;
-        if (nocmsg__fast.recv_ranks)
+        if (nocmsg_engine_lean_ok(c->ctx + 1))
             coll_tokens_lean(&at, end, c);
     }
     return NOCMSG_SUCCESS;

@@ -75,8 +75,7 @@ int mpi_comm_freeing(MPI_Comm comm);
 /* Predefined types that libnocmsg also moves as they are: all its basic types but the padded pairs MPI_DOUBLE_INT,
  * MPI_LONG_INT and MPI_SHORT_INT, whose C structs (libnocmsg's size) are larger than MPI's size (value + int, which
  * is what MPI sends). One test of a bit. */
-#define MPI_WIRE_MASK (((1u << 28) - 2u) & ~((1u << 24) | (1u << 25) | (1u << 27)))
-#define MPI_NOCMSG_WIRE(type) ((unsigned)(type) < 32u && (MPI_WIRE_MASK >> (unsigned)(type) & 1u))
+#define MPI_NOCMSG_WIRE(type) NOCMSG__MPI_WIRE(type)
 
 /* One run of an item's typemap: `count` consecutive elements of predefined type `type` at byte offset `disp`
  * from the item's start. */

@@ -29,6 +29,7 @@
 #include "mpi_impl.h"
 
 #include "../coll/coll.h"
+#include "../engine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -348,25 +349,17 @@ static void bcast_tree(struct mpi_nbc *s, void *data, size_t bytes, int shift)
  * ever calling the engine's idle hook (nocmsg_engine_idle, through which the MPI layer advances schedules). A
  * schedule between two rounds has nothing posted, so a rank blocked in, say, MPI_Allreduce could sit at the port
  * forever while the next rank waits for the data this rank's schedule was about to forward. So while any schedule
- * runs, a receive that nothing ever matches stays posted: with a posted receive the engine is never idle, and
- * blocking calls wait through nocmsg_engine_block, which runs the hook. */
+ * runs, the engine is held (nocmsg_engine_hold): blocking calls then wait through nocmsg_engine_block, which runs
+ * the hook. */
 static int schedules_running;
-static struct nocmsg_request_s hold_request;
 
 static void hold_engine(struct mpi_nbc *s)
 {
     if (s->holding)
         return;
     s->holding = 1;
-    if (schedules_running++ > 0)
-        return;
-    memset(&hold_request, 0, sizeof hold_request);
-    hold_request.kind = REQ_RECV;
-    hold_request.comm = NOCMSG_COMM_NULL;
-    hold_request.ctx = nocmsg_comm_get(MPI_COMM_WORLD)->ctx + 1;
-    hold_request.peer = nocmsg_lib.rank;
-    hold_request.tag = MPI_TAG_NBC_BASE + (1 << 20); /* above every schedule's tag: never sent */
-    nocmsg_engine_recv(&hold_request);
+    if (schedules_running++ == 0)
+        nocmsg_engine_hold(1);
 }
 
 static void release_engine(struct mpi_nbc *s)
@@ -375,7 +368,7 @@ static void release_engine(struct mpi_nbc *s)
         return;
     s->holding = 0;
     if (--schedules_running == 0)
-        nocmsg_engine_cancel_recv(&hold_request);
+        nocmsg_engine_hold(-1);
 }
 
 /* ---- running a schedule ----------------------------------------------------------------------------------- */
