@@ -393,8 +393,9 @@ pub fn sleep_cycles(seconds: u64, nanoseconds: u64, frequency_hz: u64) -> Option
         return None;
     }
     let ns = u128::from(seconds) * 1_000_000_000 + u128::from(nanoseconds);
-    let cycles = (ns * u128::from(frequency_hz)).div_ceil(1_000_000_000);
-    Some(u64::try_from(cycles).unwrap_or(u64::MAX))
+    // u64::MAX seconds at 100 GHz overflows even u128: saturate (a sleep that long never ends anyway).
+    let Some(product) = ns.checked_mul(u128::from(frequency_hz)) else { return Some(u64::MAX) };
+    Some(u64::try_from(product.div_ceil(1_000_000_000)).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
