@@ -439,7 +439,11 @@ impl Chip {
                 // Cores waiting when another has aborted are not deadlocked: the abort ends their wait.
                 if abort.is_none() && (debug || sched.everyone_asleep()) && !sched.is_idle() {
                     let diagnostics = &self.diagnostics;
-                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, self.config.network.watchdog_cycles, diagnostics);
+                    // Every instruction starting before this cycle has run (cores run below the horizon, and the
+                    // NI instructions due at `t` have just run); with fast clocking every running core sleeps.
+                    let ran_before = if !debug { u64::MAX } else if t < horizon { t + 1 } else { t };
+                    let watchdog = self.config.network.watchdog_cycles;
+                    deadlock = find_deadlock(&mut self.cores, &mut sched, ni.as_mut(), net, watchdog, diagnostics, ran_before);
                     if deadlock.is_some() {
                         break;
                     }
@@ -737,6 +741,7 @@ fn find_deadlock(
     net: &Network,
     watchdog_cycles: u64,
     diagnostics: &ProgramDiagnostics,
+    ran_before: u64,
 ) -> Option<Deadlock> {
     let mut began = 0;
     let mut waiting = Vec::new();
@@ -754,6 +759,12 @@ fn find_deadlock(
     }
     // Nor can it have begun while a core that has stopped since was still running.
     began = began.max(cores.iter().filter_map(|c| c.end_cycle).max().unwrap_or(0));
+    // The waiting cores have run their loop tests up to and including the cycle it began: fast clocking charges
+    // the sleepers' tests below; debug clocking must wait until every instruction of that cycle has run (a
+    // core's exit is seen in the cycle its last call starts, before the cycle it ends in).
+    if began >= ran_before {
+        return None;
+    }
     let network = if net.is_idle() {
         None
     } else {

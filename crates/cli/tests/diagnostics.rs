@@ -215,6 +215,21 @@ fn a_rank_waiting_for_one_that_exited_without_finalizing_is_told_so() {
     let (debug, debug_stats) = run("pimp-2x2", &["--debug-clocking", "-n", "3", &elf("unfinalized")]);
     assert_eq!(text(&debug.stderr), err, "fast and debug clocking disagree");
     assert_eq!(debug_stats["cores"], stats["cores"], "fast and debug clocking disagree");
+    // Regression (merge of issue 14's branches): when the deadlock began at the cycle rank 0 tests its wait loop,
+    // fast clocking counted that test and debug clocking did not. Moving rank 2's exit by a few cycles at a time
+    // puts the deadlock on each phase of rank 0's loop.
+    let mut phases = std::collections::BTreeSet::new();
+    for spin in 1..=6 {
+        let spin = spin.to_string();
+        let (fast, fast_stats) = run("pimp-2x2", &["-n", "3", &elf("unfinalized"), &spin]);
+        let (debug, debug_stats) = run("pimp-2x2", &["--debug-clocking", "-n", "3", &elf("unfinalized"), &spin]);
+        assert_eq!(fast.status.code(), Some(200), "{}", show(&fast));
+        assert_eq!(text(&debug.stderr), text(&fast.stderr), "fast and debug clocking disagree with rank 2 counting to {spin}");
+        assert_eq!(debug_stats["cores"], fast_stats["cores"], "fast and debug clocking disagree with rank 2 counting to {spin}");
+        let began = fast_stats["end"]["cycle"].as_u64().unwrap();
+        phases.insert(fast_stats["cores"][0]["cycles"].as_u64().unwrap() - began);
+    }
+    assert!(phases.len() > 1, "every run put the deadlock at the same phase of rank 0's loop: {phases:?}");
 
     let (ok, _) = run("pimp-2x2", &["-n", "3", &elf("unfinalized"), "finalize"]);
     assert!(ok.status.success(), "{}", show(&ok));
