@@ -224,12 +224,17 @@ static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *b
                 } else if (nocmsg__type_shift(type) < 3 &&
                            (tag == NOCMSG_ANY_TAG ? (x << 48) == 0 : (x << 24) == 0) && len <= cap) {
                     /* A part word at the end (only types smaller than a word make one; with larger ones a stray
-                     * length goes to the library). */
-                    uint64_t *p = (uint64_t *)buf, *end = (uint64_t *)((char *)buf + (len & ~(size_t)7)), *q = p;
-                    if (__builtin_expect(len >= 8, 0))
-                        q = nocmsg_pimp_recv_words(s, p, end, 1);
-                    if (__builtin_expect(q != end || !nocmsg_pimp_take_tail(s, end, (unsigned)(len & 7)), 0))
-                        return nocmsg__recv_rest((int)s, buf, cap, h, (size_t)(q - p), NOCMSG_COMM_WORLD, status);
+                     * length goes to the library). A message shorter than a word is only that part word. */
+                    if (__builtin_expect(len < 8, 1)) {
+                        if (__builtin_expect(!nocmsg_pimp_take_tail(s, buf, (unsigned)len), 0))
+                            return nocmsg__recv_rest((int)s, buf, cap, h, 0, NOCMSG_COMM_WORLD, status);
+                    } else {
+                        uint64_t *p = (uint64_t *)buf, *end = (uint64_t *)((char *)buf + (len & ~(size_t)7));
+                        uint64_t *q = nocmsg_pimp_recv_words(s, p, end, 1);
+                        if (__builtin_expect(q != end || !nocmsg_pimp_take_tail(s, end, (unsigned)(len & 7)), 0))
+                            return nocmsg__recv_rest((int)s, buf, cap, h, (size_t)(q - p), NOCMSG_COMM_WORLD,
+                                                     status);
+                    }
                 } else if (tag == NOCMSG_ANY_TAG ? (x << 48) == ((uint64_t)(1 ^ 2) << 48) : x == (1 ^ 2)) {
                     /* The RTS of a large message for this receive (kind 2 instead of 1): the lean rendezvous. */
                     return nocmsg__recv_rdv((int)s, h, buf, cap, NOCMSG_COMM_WORLD, status);
