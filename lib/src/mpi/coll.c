@@ -370,7 +370,23 @@ static int plan_reduction(MPI_Op op, MPI_Datatype type, int count, struct plan *
         return MPI_SUCCESS;
     }
     p->path = PATH_GENERIC;
-    return p->bytes > INT_MAX ? MPI_ERR_COUNT : MPI_SUCCESS;
+    if (p->bytes > INT_MAX)
+        return MPI_ERR_COUNT;
+    if (!u && p->t->size > 0) {
+        /* Whether the built-in operation is defined on the type (MAX on a complex type is not): tried on one item of
+         * zeros now, since otherwise only the ranks that combine operands would find out, and the others would wait
+         * for them. */
+        enum { SMALL = 64 };
+        _Alignas(16) unsigned char small[2 * SMALL] = {0};
+        size_t room = (p->t->size + 15) & ~(size_t)15;
+        unsigned char *scratch = room <= SMALL ? small : calloc(2, room);
+        if (!scratch)
+            return MPI_ERR_NO_MEM;
+        err = mpi_reduce_apply(op, type, scratch, scratch + room, 1);
+        if (scratch != small)
+            free(scratch);
+    }
+    return err;
 }
 
 /* Rank 0 of c gets the reduction of every rank's `acc` (packed items), in rank order: a binomial tree in which

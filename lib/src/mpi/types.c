@@ -1204,6 +1204,11 @@ static int make_vector(int count, int blocklength, MPI_Aint stride_bytes, MPI_Da
     MPI_Aint span;
     if (count > 0 && __builtin_mul_overflow((MPI_Aint)(count - 1), stride_bytes, &span))
         return MPI_ERR_ARG;
+    /* Blocks that do not abut are a run each at least: refuse too many before building any. */
+    size_t per_block = old->t.nruns == 1 && old->t.contiguous ? 1 : (size_t)blocklength * old->t.nruns;
+    if (old->t.size > 0 && blocklength > 0 && stride_bytes != (MPI_Aint)blocklength * old->t.extent &&
+        per_block > 0 && (size_t)count > MAX_RUNS / per_block)
+        return MPI_ERR_COUNT;
     struct builder b;
     builder_init(&b);
     for (int i = 0; i < count && !b.err && !b.oom; i++)
