@@ -84,14 +84,10 @@ static void removed_functions(void)
     MPI_Aint disp3[2] = {-4, 0};
     OK(MPI_Type_create_struct(2, bl2, disp3, types3, &noub));
     bounds("struct {LB@-4, DOUBLE@0}", noub);
-    /* An MPI_LB alone: size 0, lb 10. (MPICH 4.0 gives ub 0, extent -10; nocmsg ub 10, extent 0.) */
-    MPI_Aint disp4[1] = {10}, lb10;
-    int size0;
+    /* An MPI_LB alone: no upper bound is set, so it is 0 (as MPICH computes it). */
+    MPI_Aint disp4[1] = {10};
     OK(MPI_Type_create_struct(1, bl2, disp4, types3, &lbonly));
-    OK(MPI_Type_size(lbonly, &size0));
-    OK(MPI_Type_lb(lbonly, &lb10));
-    CHECK(size0 == 0 && lb10 == 10, "struct {LB@10}: size %d lb %ld", size0, (long)lb10);
-    say("struct {LB@10}: size 0, lb 10 ... OK");
+    bounds("struct {LB@10}", lbonly);
     /* Pack two lbub items: their ints, 32 bytes apart. */
     int in[16], out[16], packed[4], pos = 0;
     for (int i = 0; i < 16; i++)

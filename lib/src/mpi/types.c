@@ -693,8 +693,8 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
     t->used = 1;
     t->size = b->size;
     t->elements = b->elements;
-    /* A bound nothing set is the other one (an MPI_LB alone: extent 0); with neither, both are 0. */
-    MPI_Aint lb = b->lb_kind ? b->lb : b->ub_kind ? b->ub : 0, ub = b->ub_kind ? b->ub : lb;
+    /* A bound nothing set is 0, as in MPICH (an MPI_LB at 10 alone: lb 10, ub 0, extent -10). */
+    MPI_Aint lb = b->lb_kind ? b->lb : 0, ub = b->ub_kind ? b->ub : 0;
     t->lb = lb;
     t->extent = ub - lb;
     t->true_lb = b->has_data ? b->true_lb : 0;
