@@ -211,7 +211,45 @@ enum { MPI_COMM_TYPE_SHARED = 1 };
 #define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)36)
 #define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)37)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)38)
-#define NOCMSG_MPI_PREDEFINED_TYPES 39 /* number of predefined datatype handles (not a type) */
+/* The marker types of MPI-1 (removed in MPI-3.0, kept for old programs): no data; in MPI_Type_struct and
+ * MPI_Type_create_struct they set the lower and upper bound of the new type, and the bounds they set stay ("sticky")
+ * in every type built from it until MPI_Type_create_resized sets new ones. */
+#define MPI_LB ((MPI_Datatype)39)
+#define MPI_UB ((MPI_Datatype)40)
+/* The Fortran types (C programs may send and reduce them; there are no Fortran bindings): INTEGER and LOGICAL are
+ * ints, REAL floats, DOUBLE PRECISION doubles, CHARACTER chars; the sized ones have the size their name gives in
+ * bytes (COMPLEXn: n bytes for both parts). MPI_REAL16 and MPI_COMPLEX32 are long double. MPI_REAL2 and MPI_COMPLEX4
+ * (half precision) are optional types nocmsg does not provide: MPI_DATATYPE_NULL, as MPI 3.1 section 17.2.5
+ * allows. */
+#define MPI_INTEGER ((MPI_Datatype)41)
+#define MPI_REAL ((MPI_Datatype)42)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)43)
+#define MPI_COMPLEX ((MPI_Datatype)44)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)45)
+#define MPI_LOGICAL ((MPI_Datatype)46)
+#define MPI_CHARACTER ((MPI_Datatype)47)
+#define MPI_2INTEGER ((MPI_Datatype)48)
+#define MPI_2REAL ((MPI_Datatype)49)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)50)
+#define MPI_INTEGER1 ((MPI_Datatype)51)
+#define MPI_INTEGER2 ((MPI_Datatype)52)
+#define MPI_INTEGER4 ((MPI_Datatype)53)
+#define MPI_INTEGER8 ((MPI_Datatype)54)
+#define MPI_INTEGER16 ((MPI_Datatype)55)
+#define MPI_REAL4 ((MPI_Datatype)56)
+#define MPI_REAL8 ((MPI_Datatype)57)
+#define MPI_REAL16 ((MPI_Datatype)58)
+#define MPI_COMPLEX8 ((MPI_Datatype)59)
+#define MPI_COMPLEX16 ((MPI_Datatype)60)
+#define MPI_COMPLEX32 ((MPI_Datatype)61)
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+/* The C++ types (bool and std::complex have the layout of _Bool and C's complex types). */
+#define MPI_CXX_BOOL ((MPI_Datatype)62)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)63)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)64)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)65)
+#define NOCMSG_MPI_PREDEFINED_TYPES 66 /* number of predefined datatype handles (not a type) */
 
 /* Reduction operations. The first ones are libnocmsg's (same numbers). */
 #define MPI_SUM ((MPI_Op)1)
@@ -246,7 +284,12 @@ enum {
     MPI_COMBINER_F90_REAL,
     MPI_COMBINER_F90_COMPLEX,
     MPI_COMBINER_F90_INTEGER,
-    MPI_COMBINER_RESIZED
+    MPI_COMBINER_RESIZED,
+    /* MPI_Type_hvector, MPI_Type_hindexed and MPI_Type_struct called from Fortran (their C versions give the
+     * combiners above); defined for programs that name them, never returned by nocmsg, which is C only. */
+    MPI_COMBINER_HVECTOR_INTEGER,
+    MPI_COMBINER_HINDEXED_INTEGER,
+    MPI_COMBINER_STRUCT_INTEGER
 };
 enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
 enum { MPI_DISTRIBUTE_BLOCK = 121, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_DFLT_DARG = -49767 };
@@ -270,6 +313,11 @@ typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
                                         void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+/* The MPI-1 names of the communicator callbacks. */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                              void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* Environment. */
 int MPI_Init(int *argc, char ***argv);
@@ -313,6 +361,17 @@ int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, 
 int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
                     void *attribute_val_out, int *flag);
 int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+/* The MPI-1 names of the attribute functions (deprecated in MPI 2.0): the functions above under other names. */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+                     int *flag);
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+               int *flag);
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* Communicators. */
 int MPI_Comm_size(MPI_Comm comm, int *size);
@@ -456,6 +515,23 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* MPI-1 functions that MPI-3.0 removed from the standard, for old programs (not MPI 3.1 functions; docs/mpi.md):
+ * each is its MPI-2 replacement (MPI_Get_address, MPI_Type_get_extent, MPI_Type_create_hvector,
+ * MPI_Type_create_hindexed, MPI_Type_create_struct, MPI_Comm_create_errhandler, MPI_Comm_set_errhandler,
+ * MPI_Comm_get_errhandler). MPI_Type_lb and MPI_Type_ub give lb and lb + extent. */
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 
 /* Reduction operations. */
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);

@@ -63,7 +63,7 @@ typedef void MPI_File_errhandler_function(MPI_File *file, int *error_code, ...);
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 
-/* Attribute callbacks of datatypes and windows, and the deprecated ones of communicators. */
+/* Attribute callbacks of datatypes and windows. */
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val,
@@ -71,9 +71,6 @@ typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval
 typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
                                        void *attribute_val_out, int *flag);
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
-typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                              void *attribute_val_out, int *flag);
-typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* Generalized requests. */
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
@@ -505,18 +502,6 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int MPI_T_category_changed(int *update_number);
-
-/* Deprecated attribute functions (MPI-1 names of MPI_Comm_create_keyval and the others). */
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
-int MPI_Keyval_free(int *keyval);
-int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
-int MPI_Attr_delete(MPI_Comm comm, int keyval);
-int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
-                     int *flag);
-int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
-               int *flag);
-int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* Language interoperability: Fortran datatypes, statuses and the handle conversions mpi.h lacks. */
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);

@@ -238,6 +238,7 @@ differential!(
     unit_comm,
     unit_nbc,
     unit_types,
+    unit_compat,
 );
 
 #[test]

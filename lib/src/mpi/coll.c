@@ -103,6 +103,8 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
 static nocmsg_datatype basic_for(MPI_Datatype u, MPI_Op op, size_t *factor)
 {
     *factor = 1;
+    if (mpi_type_reduce_as(u, op, &u) != MPI_SUCCESS)
+        return 0;
     if (BASIC(u))
         return u;
     switch (u) {
@@ -126,7 +128,53 @@ static nocmsg_datatype basic_for(MPI_Datatype u, MPI_Op op, size_t *factor)
 /* Built-in operations libnocmsg has no type for: long double, complex products, long double pairs. */
 static int apply_extra(MPI_Op op, MPI_Datatype u, const void *in, void *inout, size_t n)
 {
+    int err = mpi_type_reduce_as(u, op, &u);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (BASIC(u)) {
+        /* A Fortran or C++ type of a derived type's elements (apply_items maps a predefined one itself). */
+        struct coll_reduction red;
+        err = coll_reduction_of(op, u, &red);
+        if (err == MPI_SUCCESS)
+            coll_apply(&red, in, inout, n);
+        return err;
+    }
     switch (u) {
+    case MPI_INTEGER16: {
+        const __int128 *a = in;
+        __int128 *b = inout;
+        for (size_t i = 0; i < n; i++)
+            switch (op) {
+            /* Wrapping, as the other integer types do. */
+            case MPI_SUM: b[i] = (__int128)((unsigned __int128)a[i] + (unsigned __int128)b[i]); break;
+            case MPI_PROD: b[i] = (__int128)((unsigned __int128)a[i] * (unsigned __int128)b[i]); break;
+            case MPI_MIN: b[i] = a[i] < b[i] ? a[i] : b[i]; break;
+            case MPI_MAX: b[i] = a[i] > b[i] ? a[i] : b[i]; break;
+            case MPI_BAND: b[i] &= a[i]; break;
+            case MPI_BOR: b[i] |= a[i]; break;
+            case MPI_BXOR: b[i] ^= a[i]; break;
+            default: return MPI_ERR_OP;
+            }
+        return MPI_SUCCESS;
+    }
+#define FORTRAN_PAIR_CASE(handle, ctype)                                                                       \
+    case handle: {                                                                                              \
+        /* (value, index) with the index of the value's type; ties keep the lower index. */                    \
+        const ctype *a = in;                                                                                    \
+        ctype *b = inout;                                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                                        \
+            ctype av = a[2 * i], bv = b[2 * i];                                                                 \
+            int better = op == MPI_MINLOC ? av < bv : av > bv;                                                  \
+            if (better || (av == bv && a[2 * i + 1] < b[2 * i + 1])) {                                          \
+                b[2 * i] = av;                                                                                  \
+                b[2 * i + 1] = a[2 * i + 1];                                                                    \
+            }                                                                                                   \
+        }                                                                                                       \
+        return MPI_SUCCESS;                                                                                     \
+    }
+        FORTRAN_PAIR_CASE(MPI_2REAL, float)
+        FORTRAN_PAIR_CASE(MPI_2DOUBLE_PRECISION, double)
+#undef FORTRAN_PAIR_CASE
     case MPI_LONG_DOUBLE: {
         const long double *a = in;
         long double *b = inout;
@@ -186,10 +234,13 @@ static int apply_items(MPI_Op op, MPI_Datatype type, const void *in, void *inout
         u->fn((void *)in, inout, &len, &ty);
         return MPI_SUCCESS;
     }
+    int err = mpi_type_reduce_as(type, op, &type);
+    if (err != MPI_SUCCESS)
+        return err;
     if (!BASIC(type))
         return apply_extra(op, type, in, inout, count);
     struct coll_reduction red;
-    int err = coll_reduction_of(op, type, &red);
+    err = coll_reduction_of(op, type, &red);
     if (err == MPI_SUCCESS)
         coll_apply(&red, in, inout, count);
     return err;
@@ -299,9 +350,13 @@ static int plan_reduction(MPI_Op op, MPI_Datatype type, int count, struct plan *
     p->count = (size_t)count;
     struct user_op *u = user_op(op);
     p->nop = u ? u->nop : op;
-    if (BASIC(type)) {
+    /* A built-in operation reduces a Fortran or C++ type as the C type of its layout (MPI_INTEGER as an int32_t). */
+    MPI_Datatype as = type;
+    if (!u && p->t->predefined && (err = mpi_type_reduce_as(type, op, &as)) != MPI_SUCCESS)
+        return err;
+    if (BASIC(as)) {
         p->path = PATH_DIRECT;
-        p->nt = type;
+        p->nt = as;
         p->ncount = count;
         return MPI_SUCCESS;
     }
@@ -315,7 +370,23 @@ static int plan_reduction(MPI_Op op, MPI_Datatype type, int count, struct plan *
         return MPI_SUCCESS;
     }
     p->path = PATH_GENERIC;
-    return p->bytes > INT_MAX ? MPI_ERR_COUNT : MPI_SUCCESS;
+    if (p->bytes > INT_MAX)
+        return MPI_ERR_COUNT;
+    if (!u && p->t->size > 0) {
+        /* Whether the built-in operation is defined on the type (MAX on a complex type is not): tried on one item of
+         * zeros now, since otherwise only the ranks that combine operands would find out, and the others would wait
+         * for them. */
+        enum { SMALL = 64 };
+        _Alignas(16) unsigned char small[2 * SMALL] = {0};
+        size_t room = (p->t->size + 15) & ~(size_t)15;
+        unsigned char *scratch = room <= SMALL ? small : calloc(2, room);
+        if (!scratch)
+            return MPI_ERR_NO_MEM;
+        err = mpi_reduce_apply(op, type, scratch, scratch + room, 1);
+        if (scratch != small)
+            free(scratch);
+    }
+    return err;
 }
 
 /* Rank 0 of c gets the reduction of every rank's `acc` (packed items), in rank order: a binomial tree in which
@@ -378,7 +449,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     if (err != MPI_SUCCESS)
         MPI_RETURN(comm, err);
     if (p.path == PATH_DIRECT)
-        MPI_RETURN(comm, nocmsg_reduce(sendbuf, recvbuf, count, datatype, p.nop, root, comm));
+        MPI_RETURN(comm, nocmsg_reduce(sendbuf, recvbuf, count, p.nt, p.nop, root, comm));
     if (root < 0 || root >= c->size)
         MPI_RETURN(comm, MPI_ERR_ROOT);
     if (sendbuf == MPI_IN_PLACE && c->rank != root)
@@ -413,7 +484,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     if (err != MPI_SUCCESS)
         MPI_RETURN(comm, err);
     if (p.path == PATH_DIRECT)
-        MPI_RETURN(comm, nocmsg_allreduce(sendbuf, recvbuf, count, datatype, p.nop, comm));
+        MPI_RETURN(comm, nocmsg_allreduce(sendbuf, recvbuf, count, p.nt, p.nop, comm));
     void *in, *copy;
     err = packed_input(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, &p, &in, &copy);
     if (err == MPI_SUCCESS && p.path == PATH_UNIFORM) {
@@ -451,7 +522,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     if (err == MPI_SUCCESS)
         err = total > INT_MAX ? MPI_ERR_COUNT : plan_reduction(op, type, (int)total, &p);
     if (err == MPI_SUCCESS && p.path == PATH_DIRECT) {
-        err = nocmsg_reduce_scatter(sendbuf, recvbuf, counts, type, p.nop, comm);
+        err = nocmsg_reduce_scatter(sendbuf, recvbuf, counts, p.nt, p.nop, comm);
         free(counts);
         return err;
     }
@@ -522,7 +593,7 @@ static int scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
     if (err != MPI_SUCCESS)
         return err;
     if (p.path == PATH_DIRECT && !exclusive)
-        return nocmsg_scan(sendbuf, recvbuf, count, type, p.nop, comm);
+        return nocmsg_scan(sendbuf, recvbuf, count, p.nt, p.nop, comm);
     if (count > 0 && !recvbuf)
         return MPI_ERR_BUFFER;
     const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;

@@ -617,3 +617,62 @@ int mpi_comm_freeing(MPI_Comm comm)
     mpi_comm_reset(comm, MPI_ERRHANDLER_NULL);
     return MPI_SUCCESS;
 }
+
+/* ---- the MPI-1 names of the error handler and attribute functions ---- */
+
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_create_errhandler(function, errhandler);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_get_errhandler(comm, errhandler);
+}
+
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    return MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+
+int MPI_Keyval_free(int *keyval)
+{
+    return MPI_Comm_free_keyval(keyval);
+}
+
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return MPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return MPI_Comm_delete_attr(comm, keyval);
+}
+
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+                     int *flag)
+{
+    return MPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, flag);
+}
+
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+               int *flag)
+{
+    return MPI_COMM_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, flag);
+}
+
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
+{
+    return MPI_COMM_NULL_DELETE_FN(comm, keyval, attribute_val, extra_state);
+}

@@ -120,6 +120,11 @@ void mpi_unpack_bytes(const void *in, size_t bytes, const struct mpi_type *t, vo
 /* Predefined elements in the first `bytes` bytes of packed items of t, or MPI_UNDEFINED if `bytes` ends inside an
  * element. */
 MPI_Count mpi_type_elements(const struct mpi_type *t, size_t bytes);
+/* What the built-in operation `op` reduces predefined `type` as: a C type of the same layout for the Fortran and C++
+ * types (MPI_INTEGER as MPI_INT32_T, MPI_COMPLEX as MPI_C_FLOAT_COMPLEX...), the type itself otherwise (and for the
+ * types only coll.c's own code reduces: MPI_INTEGER16, MPI_2REAL, MPI_2DOUBLE_PRECISION). MPI_ERR_OP when MPI 3.1
+ * (section 5.9.2) does not define op on the Fortran or C++ type's class (SUM on MPI_LOGICAL, any on MPI_CHARACTER). */
+int mpi_type_reduce_as(MPI_Datatype type, MPI_Op op, MPI_Datatype *as);
 /* The size of a predefined type (0 if `type` is not predefined). */
 size_t mpi_predefined_size(MPI_Datatype type);
 

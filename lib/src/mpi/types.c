@@ -21,7 +21,8 @@
 #include <string.h>
 
 /* Handles of derived types start here (predefined ones stay below NOCMSG_MPI_PREDEFINED_TYPES). */
-#define FIRST_DERIVED 64
+#define FIRST_DERIVED 128
+_Static_assert(FIRST_DERIVED >= NOCMSG_MPI_PREDEFINED_TYPES, "derived handles must not overlap predefined ones");
 
 /* One byte range of an item to pack: `len` bytes at `disp` from the item's start. */
 struct span {
@@ -38,11 +39,17 @@ struct type_entry {
     size_t stride_len;  /* and their length; 0 otherwise */
     MPI_Aint align;     /* alignment of the most strictly aligned element: a struct's extent is padded to it */
     long pclass;        /* types of one class are the same type to struct padding (see padding_class) */
-    int bounded;        /* has data or explicit bounds (resized, subarray): takes part in its users' bounds */
+    /* Where each bound comes from: nothing (no data, no markers: the bound takes no part in its users' bounds), the
+     * data (and padding) or explicit bounds (resized, subarray), or an MPI_LB / MPI_UB marker, which is sticky: in a
+     * type built from it, the sticky bounds of its parts replace those of their data (MPI 2.2 section 4.1.6). As
+     * in MPICH, resized bounds are not sticky. */
+    signed char lb_kind, ub_kind;
     int env_ints, env_addrs, env_types; /* MPI_Type_get_envelope's counts */
 };
 
 /* ---- predefined types ---- */
+
+enum { BOUND_NONE, BOUND_DATA, BOUND_STICKY };
 
 /* The pair types' C layouts (value, then int). */
 struct long_double_int {
@@ -90,7 +97,39 @@ static const size_t elem_size[NOCMSG_MPI_PREDEFINED_TYPES] = {
     [MPI_C_DOUBLE_COMPLEX] = sizeof(double _Complex),
     [MPI_C_LONG_DOUBLE_COMPLEX] = sizeof(long double _Complex),
     [MPI_LONG_DOUBLE_INT] = sizeof(long double) + sizeof(int),
+    [MPI_LB] = 0,
+    [MPI_UB] = 0,
+    [MPI_INTEGER] = sizeof(int),
+    [MPI_REAL] = sizeof(float),
+    [MPI_DOUBLE_PRECISION] = sizeof(double),
+    [MPI_COMPLEX] = sizeof(float _Complex),
+    [MPI_DOUBLE_COMPLEX] = sizeof(double _Complex),
+    [MPI_LOGICAL] = sizeof(int),
+    [MPI_CHARACTER] = sizeof(char),
+    [MPI_2INTEGER] = 2 * sizeof(int),
+    [MPI_2REAL] = 2 * sizeof(float),
+    [MPI_2DOUBLE_PRECISION] = 2 * sizeof(double),
+    [MPI_INTEGER1] = 1,
+    [MPI_INTEGER2] = 2,
+    [MPI_INTEGER4] = 4,
+    [MPI_INTEGER8] = 8,
+    [MPI_INTEGER16] = sizeof(__int128),
+    [MPI_REAL4] = sizeof(float),
+    [MPI_REAL8] = sizeof(double),
+    [MPI_REAL16] = sizeof(long double),
+    [MPI_COMPLEX8] = sizeof(float _Complex),
+    [MPI_COMPLEX16] = sizeof(double _Complex),
+    [MPI_COMPLEX32] = sizeof(long double _Complex),
+    [MPI_CXX_BOOL] = sizeof(_Bool),
+    [MPI_CXX_FLOAT_COMPLEX] = sizeof(float _Complex),
+    [MPI_CXX_DOUBLE_COMPLEX] = sizeof(double _Complex),
+    [MPI_CXX_LONG_DOUBLE_COMPLEX] = sizeof(long double _Complex),
 };
+
+/* The sized Fortran types have the sizes their names say, and REAL16 is long double on the targets nocmsg builds
+ * for (x86-64 and RV64, where long double takes 16 bytes). */
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(long double) == 16 && sizeof(int) == 4,
+               "MPI_REAL4/8/16 and MPI_INTEGER4 need 4-, 8- and 16-byte floats and 4-byte ints");
 
 static const unsigned char elem_align[NOCMSG_MPI_PREDEFINED_TYPES] = {
     [MPI_BYTE] = 1,
@@ -131,19 +170,51 @@ static const unsigned char elem_align[NOCMSG_MPI_PREDEFINED_TYPES] = {
     [MPI_C_DOUBLE_COMPLEX] = _Alignof(double _Complex),
     [MPI_C_LONG_DOUBLE_COMPLEX] = _Alignof(long double _Complex),
     [MPI_LONG_DOUBLE_INT] = _Alignof(struct long_double_int),
+    [MPI_LB] = 1,
+    [MPI_UB] = 1,
+    [MPI_INTEGER] = _Alignof(int),
+    [MPI_REAL] = _Alignof(float),
+    [MPI_DOUBLE_PRECISION] = _Alignof(double),
+    [MPI_COMPLEX] = _Alignof(float _Complex),
+    [MPI_DOUBLE_COMPLEX] = _Alignof(double _Complex),
+    [MPI_LOGICAL] = _Alignof(int),
+    [MPI_CHARACTER] = _Alignof(char),
+    [MPI_2INTEGER] = _Alignof(int),
+    [MPI_2REAL] = _Alignof(float),
+    [MPI_2DOUBLE_PRECISION] = _Alignof(double),
+    [MPI_INTEGER1] = 1,
+    [MPI_INTEGER2] = _Alignof(int16_t),
+    [MPI_INTEGER4] = _Alignof(int32_t),
+    [MPI_INTEGER8] = _Alignof(int64_t),
+    [MPI_INTEGER16] = _Alignof(__int128),
+    [MPI_REAL4] = _Alignof(float),
+    [MPI_REAL8] = _Alignof(double),
+    [MPI_REAL16] = _Alignof(long double),
+    [MPI_COMPLEX8] = _Alignof(float _Complex),
+    [MPI_COMPLEX16] = _Alignof(double _Complex),
+    [MPI_COMPLEX32] = _Alignof(long double _Complex),
+    [MPI_CXX_BOOL] = _Alignof(_Bool),
+    [MPI_CXX_FLOAT_COMPLEX] = _Alignof(float _Complex),
+    [MPI_CXX_DOUBLE_COMPLEX] = _Alignof(double _Complex),
+    [MPI_CXX_LONG_DOUBLE_COMPLEX] = _Alignof(long double _Complex),
 };
 
-/* The pair types: value type, offset of the int, and the C struct's size (the extent). */
+/* The pair types: value type, index type (int for C's, the value type for Fortran's), offset of the index, and the
+ * C struct's size (the extent). */
 static const struct pair_layout {
-    MPI_Datatype value;
+    MPI_Datatype value, index;
     unsigned char int_offset, extent;
 } pairs[NOCMSG_MPI_PREDEFINED_TYPES] = {
-    [MPI_FLOAT_INT] = {MPI_FLOAT, offsetof(struct nocmsg_float_int, i), sizeof(struct nocmsg_float_int)},
-    [MPI_DOUBLE_INT] = {MPI_DOUBLE, offsetof(struct nocmsg_double_int, i), sizeof(struct nocmsg_double_int)},
-    [MPI_LONG_INT] = {MPI_LONG, offsetof(struct nocmsg_long_int, i), sizeof(struct nocmsg_long_int)},
-    [MPI_2INT] = {MPI_INT, offsetof(struct nocmsg_2int, i), sizeof(struct nocmsg_2int)},
-    [MPI_SHORT_INT] = {MPI_SHORT, offsetof(struct nocmsg_short_int, i), sizeof(struct nocmsg_short_int)},
-    [MPI_LONG_DOUBLE_INT] = {MPI_LONG_DOUBLE, offsetof(struct long_double_int, i), sizeof(struct long_double_int)},
+    [MPI_FLOAT_INT] = {MPI_FLOAT, MPI_INT, offsetof(struct nocmsg_float_int, i), sizeof(struct nocmsg_float_int)},
+    [MPI_DOUBLE_INT] = {MPI_DOUBLE, MPI_INT, offsetof(struct nocmsg_double_int, i), sizeof(struct nocmsg_double_int)},
+    [MPI_LONG_INT] = {MPI_LONG, MPI_INT, offsetof(struct nocmsg_long_int, i), sizeof(struct nocmsg_long_int)},
+    [MPI_2INT] = {MPI_INT, MPI_INT, offsetof(struct nocmsg_2int, i), sizeof(struct nocmsg_2int)},
+    [MPI_SHORT_INT] = {MPI_SHORT, MPI_INT, offsetof(struct nocmsg_short_int, i), sizeof(struct nocmsg_short_int)},
+    [MPI_LONG_DOUBLE_INT] = {MPI_LONG_DOUBLE, MPI_INT, offsetof(struct long_double_int, i),
+                             sizeof(struct long_double_int)},
+    [MPI_2INTEGER] = {MPI_INTEGER, MPI_INTEGER, sizeof(int), 2 * sizeof(int)},
+    [MPI_2REAL] = {MPI_REAL, MPI_REAL, sizeof(float), 2 * sizeof(float)},
+    [MPI_2DOUBLE_PRECISION] = {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, sizeof(double), 2 * sizeof(double)},
 };
 
 /* The names MPICH gives them. */
@@ -186,6 +257,33 @@ static const char *const predefined_names[NOCMSG_MPI_PREDEFINED_TYPES] = {
     [MPI_C_DOUBLE_COMPLEX] = "MPI_C_DOUBLE_COMPLEX",
     [MPI_C_LONG_DOUBLE_COMPLEX] = "MPI_C_LONG_DOUBLE_COMPLEX",
     [MPI_LONG_DOUBLE_INT] = "MPI_LONG_DOUBLE_INT",
+    [MPI_LB] = "MPI_LB",
+    [MPI_UB] = "MPI_UB",
+    [MPI_INTEGER] = "MPI_INTEGER",
+    [MPI_REAL] = "MPI_REAL",
+    [MPI_DOUBLE_PRECISION] = "MPI_DOUBLE_PRECISION",
+    [MPI_COMPLEX] = "MPI_COMPLEX",
+    [MPI_DOUBLE_COMPLEX] = "MPI_DOUBLE_COMPLEX",
+    [MPI_LOGICAL] = "MPI_LOGICAL",
+    [MPI_CHARACTER] = "MPI_CHARACTER",
+    [MPI_2INTEGER] = "MPI_2INTEGER",
+    [MPI_2REAL] = "MPI_2REAL",
+    [MPI_2DOUBLE_PRECISION] = "MPI_2DOUBLE_PRECISION",
+    [MPI_INTEGER1] = "MPI_INTEGER1",
+    [MPI_INTEGER2] = "MPI_INTEGER2",
+    [MPI_INTEGER4] = "MPI_INTEGER4",
+    [MPI_INTEGER8] = "MPI_INTEGER8",
+    [MPI_INTEGER16] = "MPI_INTEGER16",
+    [MPI_REAL4] = "MPI_REAL4",
+    [MPI_REAL8] = "MPI_REAL8",
+    [MPI_REAL16] = "MPI_REAL16",
+    [MPI_COMPLEX8] = "MPI_COMPLEX8",
+    [MPI_COMPLEX16] = "MPI_COMPLEX16",
+    [MPI_COMPLEX32] = "MPI_COMPLEX32",
+    [MPI_CXX_BOOL] = "MPI_CXX_BOOL",
+    [MPI_CXX_FLOAT_COMPLEX] = "MPI_CXX_FLOAT_COMPLEX",
+    [MPI_CXX_DOUBLE_COMPLEX] = "MPI_CXX_DOUBLE_COMPLEX",
+    [MPI_CXX_LONG_DOUBLE_COMPLEX] = "MPI_CXX_LONG_DOUBLE_COMPLEX",
 };
 
 /* log2 of the size of each predefined type but the pairs (all are powers of two): a run is count << shift bytes. */
@@ -232,7 +330,8 @@ static long padding_class(MPI_Datatype type)
     case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
     case MPI_LONG_LONG: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_UINT8_T: case MPI_INT16_T:
     case MPI_UINT16_T: case MPI_INT32_T: case MPI_UINT32_T: case MPI_INT64_T: case MPI_UINT64_T: case MPI_C_BOOL:
-    case MPI_PACKED: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_PACKED: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT: case MPI_INTEGER: case MPI_LOGICAL:
+    case MPI_INTEGER1: case MPI_INTEGER2: case MPI_INTEGER4: case MPI_INTEGER8: case MPI_INTEGER16: case MPI_CXX_BOOL:
         return -(long)elem_size[type];
     default:
         return type;
@@ -253,26 +352,34 @@ static void init_predefined(void)
         struct mpi_run *runs = predefined_runs[h];
         struct span *spans = predefined_spans[h];
         const struct pair_layout *p = &pairs[h];
-        if (p->value) {
-            /* A pair is two elements, as in MPI_Get_elements; 2INT's two ints are one run. */
-            size_t vsize = elem_size[p->value];
+        e->lb_kind = e->ub_kind = BOUND_DATA;
+        if (h == MPI_LB || h == MPI_UB) {
+            /* Markers: no data, one sticky bound at 0. */
+            t->nruns = 0;
+            e->nspans = 0;
+            e->lb_kind = h == MPI_LB ? BOUND_STICKY : BOUND_NONE;
+            e->ub_kind = h == MPI_UB ? BOUND_STICKY : BOUND_NONE;
+        } else if (p->value) {
+            /* A pair is two elements, as in MPI_Get_elements; 2INT's two ints are one run (and the Fortran pairs'
+             * two values). */
+            size_t vsize = elem_size[p->value], isize = elem_size[p->index];
             runs[0] = (struct mpi_run){0, p->value, 1};
-            runs[1] = (struct mpi_run){p->int_offset, MPI_INT, 1};
+            runs[1] = (struct mpi_run){p->int_offset, p->index, 1};
             t->nruns = 2;
-            if (p->value == MPI_INT && p->int_offset == sizeof(int)) {
+            if (p->value == p->index && p->int_offset == vsize) {
                 runs[0].count = 2;
                 t->nruns = 1;
             }
             spans[0] = (struct span){0, vsize};
-            spans[1] = (struct span){p->int_offset, sizeof(int)};
+            spans[1] = (struct span){p->int_offset, isize};
             e->nspans = 2;
             if (p->int_offset == vsize) {
-                spans[0].len += sizeof(int);
+                spans[0].len += isize;
                 e->nspans = 1;
             }
-            t->size = vsize + sizeof(int);
+            t->size = vsize + isize;
             t->extent = p->extent;
-            t->true_extent = p->int_offset + (MPI_Aint)sizeof(int);
+            t->true_extent = p->int_offset + (MPI_Aint)isize;
             t->elements = 2;
         } else {
             runs[0] = (struct mpi_run){0, h, 1};
@@ -294,7 +401,6 @@ static void init_predefined(void)
         strcpy(t->name, predefined_names[h]);
         e->align = elem_align[h];
         e->pclass = padding_class(h);
-        e->bounded = 1;
     }
     predefined_ready = 1;
 }
@@ -384,6 +490,11 @@ static void find_stride(struct type_entry *e)
 
 /* ---- building typemaps ---- */
 
+/* The most runs a typemap may have (each takes 24 bytes): a datatype needing more, such as a vector of billions of
+ * blocks, is refused with MPI_ERR_COUNT instead of taking gigabytes (or all of a simulated core's memory). */
+#define MAX_RUNS ((size_t)1 << 24)
+
+
 /* A typemap under construction: runs and spans in typemap order, size, elements and bounds. */
 struct builder {
     struct mpi_run *runs;
@@ -391,7 +502,9 @@ struct builder {
     struct span *spans;
     size_t nspans, spans_cap;
     size_t size, elements;
-    int bounded, has_data, oom;
+    int has_data, oom;
+    int err;                          /* MPI_ERR_COUNT / MPI_ERR_ARG: the type would be larger than nocmsg supports */
+    signed char lb_kind, ub_kind;     /* as in struct type_entry */
     MPI_Aint lb, ub, true_lb, true_ub, align;
     size_t nblocks;                   /* add_block calls, zero-length blocks included */
     MPI_Aint first_disp;              /* and the first one's arguments */
@@ -472,21 +585,59 @@ static void add_block(struct builder *b, MPI_Aint disp, size_t count, const stru
         b->first_count = count;
         b->first_old = old;
     }
-    if (count == 0 || b->oom)
+    if (count == 0 || b->oom || b->err)
         return;
-    MPI_Aint first = disp, last = disp + (MPI_Aint)(count - 1) * o->extent;
-    MPI_Aint lo = min_aint(first, last), hi = max_aint(first, last);
-    if (old->bounded) {
-        /* Item k spans [base + lb, base + lb + extent): the lowest lb and the highest ub (extents may be negative). */
-        MPI_Aint lb = lo + o->lb, ub = hi + o->lb + o->extent;
-        b->lb = b->bounded ? min_aint(b->lb, lb) : lb;
-        b->ub = b->bounded ? max_aint(b->ub, ub) : ub;
-        b->bounded = 1;
-        b->align = max_aint(b->align, old->align);
+    /* Sizes, counts and displacements must fit nocmsg's integers (a wrapped-around one would make a typemap that
+     * is not the one asked for). */
+    MPI_Aint span, last, lo, hi, lb, ub, tlb, tub;
+    size_t size, elements;
+    if (count > (size_t)INTPTR_MAX || __builtin_mul_overflow((MPI_Aint)(count - 1), o->extent, &span) ||
+        __builtin_add_overflow(disp, span, &last) ||
+        __builtin_mul_overflow(count, o->size, &size) || __builtin_add_overflow(b->size, size, &size) ||
+        size > (size_t)INTPTR_MAX || __builtin_mul_overflow(count, o->elements, &elements) ||
+        __builtin_add_overflow(b->elements, elements, &elements)) {
+        b->err = MPI_ERR_COUNT;
+        return;
     }
+    lo = min_aint(disp, last);
+    hi = max_aint(disp, last);
+    if (__builtin_add_overflow(lo, o->lb, &lb) || __builtin_add_overflow(hi, o->lb, &ub) ||
+        __builtin_add_overflow(ub, o->extent, &ub) || __builtin_add_overflow(lo, o->true_lb, &tlb) ||
+        __builtin_add_overflow(hi, o->true_lb, &tub) || __builtin_add_overflow(tub, o->true_extent, &tub) ||
+        __builtin_sub_overflow(max_aint(ub, tub), min_aint(lb, tlb), &span)) {
+        b->err = MPI_ERR_ARG;
+        return;
+    }
+    /* The typemap is flattened: refuse one of more runs than MAX_RUNS rather than exhaust the memory. */
+    size_t runs = 1;
+    if (!(o->nruns == 1 && o->contiguous) && __builtin_mul_overflow(count, o->nruns, &runs))
+        runs = SIZE_MAX;
+    if (runs > MAX_RUNS - b->nruns) {
+        b->err = MPI_ERR_COUNT;
+        return;
+    }
+    /* Item k spans [base + lb, base + lb + extent): the lowest lb and the highest ub (extents may be negative).
+     * Sticky bounds win over data bounds. */
+    if (old->lb_kind != BOUND_NONE) {
+        if (old->lb_kind > b->lb_kind)
+            b->lb = lb;
+        else if (old->lb_kind == b->lb_kind)
+            b->lb = min_aint(b->lb, lb);
+        if (old->lb_kind > b->lb_kind)
+            b->lb_kind = old->lb_kind;
+    }
+    if (old->ub_kind != BOUND_NONE) {
+        if (old->ub_kind > b->ub_kind)
+            b->ub = ub;
+        else if (old->ub_kind == b->ub_kind)
+            b->ub = max_aint(b->ub, ub);
+        if (old->ub_kind > b->ub_kind)
+            b->ub_kind = old->ub_kind;
+    }
+    if (old->lb_kind != BOUND_NONE || old->ub_kind != BOUND_NONE)
+        b->align = max_aint(b->align, old->align);
     if (o->size == 0)
         return;
-    MPI_Aint tlb = lo + o->true_lb, tub = hi + o->true_lb + o->true_extent;
     b->true_lb = b->has_data ? min_aint(b->true_lb, tlb) : tlb;
     b->true_ub = b->has_data ? max_aint(b->true_ub, tub) : tub;
     b->has_data = 1;
@@ -515,9 +666,9 @@ static long new_class(void)
  * theirs afterwards with set_bounds). */
 static int finish(struct builder *b, int combiner, int ints, int addrs, int types, MPI_Datatype *newtype)
 {
-    if (b->oom) {
+    if (b->oom || b->err) {
         builder_free(b);
-        return MPI_ERR_NO_MEM;
+        return b->err ? b->err : MPI_ERR_NO_MEM;
     }
     struct type_entry *e = calloc(1, sizeof *e);
     if (!e) {
@@ -542,8 +693,10 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
     t->used = 1;
     t->size = b->size;
     t->elements = b->elements;
-    t->lb = b->bounded ? b->lb : 0;
-    t->extent = b->bounded ? b->ub - b->lb : 0;
+    /* A bound nothing set is 0, as in MPICH (an MPI_LB at 10 alone: lb 10, ub 0, extent -10). */
+    MPI_Aint lb = b->lb_kind ? b->lb : 0, ub = b->ub_kind ? b->ub : 0;
+    t->lb = lb;
+    t->extent = ub - lb;
     t->true_lb = b->has_data ? b->true_lb : 0;
     t->true_extent = b->has_data ? b->true_ub - b->true_lb : 0;
     t->nruns = b->nruns;
@@ -551,7 +704,8 @@ static int finish(struct builder *b, int combiner, int ints, int addrs, int type
     e->nspans = b->nspans;
     e->spans = b->spans;
     e->align = b->align;
-    e->bounded = b->bounded;
+    e->lb_kind = b->lb_kind;
+    e->ub_kind = b->ub_kind;
     /* One item of a type at 0 is that type (to struct padding) until its bounds change. */
     e->pclass = b->nblocks == 1 && b->first_count == 1 && b->first_disp == 0 ? b->first_old->pclass : new_class();
     t->contiguous = is_contiguous(e);
@@ -586,7 +740,7 @@ static void set_bounds(MPI_Datatype type, MPI_Aint lb, MPI_Aint extent)
         e->pclass = new_class();
     t->lb = lb;
     t->extent = extent;
-    e->bounded = 1;
+    e->lb_kind = e->ub_kind = BOUND_DATA;
     t->contiguous = is_contiguous(e);
 }
 
@@ -605,6 +759,8 @@ int mpi_type_bytes(MPI_Datatype type, int count, const struct mpi_type **t, size
         return MPI_ERR_TYPE;
     if (count < 0)
         return MPI_ERR_COUNT;
+    if (e->t.size && (size_t)count > (size_t)INTPTR_MAX / e->t.size)
+        return MPI_ERR_COUNT; /* count items would be more bytes than memory can hold */
     *t = &e->t;
     *bytes = (size_t)count * e->t.size;
     return MPI_SUCCESS;
@@ -625,6 +781,42 @@ void mpi_type_release(MPI_Datatype type)
         struct type_entry *e = entry_of(type);
         if (e && e->t.refs > 0 && --e->t.refs == 0 && e->t.freed)
             destroy(type);
+    }
+}
+
+int mpi_type_reduce_as(MPI_Datatype type, MPI_Op op, MPI_Datatype *as)
+{
+    int arith = op == MPI_SUM || op == MPI_PROD || op == MPI_MIN || op == MPI_MAX;
+    int logical = op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR;
+    int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+    int loc = op == MPI_MINLOC || op == MPI_MAXLOC;
+    *as = type;
+    switch (type) {
+    /* Fortran integers: arithmetic and bitwise operations. */
+    case MPI_INTEGER: case MPI_INTEGER4: *as = MPI_INT32_T; return arith || bitwise ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_INTEGER1: *as = MPI_INT8_T; return arith || bitwise ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_INTEGER2: *as = MPI_INT16_T; return arith || bitwise ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_INTEGER8: *as = MPI_INT64_T; return arith || bitwise ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_INTEGER16: return arith || bitwise ? MPI_SUCCESS : MPI_ERR_OP;
+    /* Floating point: arithmetic. */
+    case MPI_REAL: case MPI_REAL4: *as = MPI_FLOAT; return arith ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_DOUBLE_PRECISION: case MPI_REAL8: *as = MPI_DOUBLE; return arith ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_REAL16: *as = MPI_LONG_DOUBLE; return arith ? MPI_SUCCESS : MPI_ERR_OP;
+    /* Complex: sum and product (C's complex types check that themselves). */
+    case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX: *as = MPI_C_FLOAT_COMPLEX; return MPI_SUCCESS;
+    case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16: case MPI_CXX_DOUBLE_COMPLEX:
+        *as = MPI_C_DOUBLE_COMPLEX;
+        return MPI_SUCCESS;
+    case MPI_COMPLEX32: case MPI_CXX_LONG_DOUBLE_COMPLEX: *as = MPI_C_LONG_DOUBLE_COMPLEX; return MPI_SUCCESS;
+    /* Logical: the logical operations (an int, true when not zero). */
+    case MPI_LOGICAL: *as = MPI_INT; return logical ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_CXX_BOOL: *as = MPI_C_BOOL; return logical ? MPI_SUCCESS : MPI_ERR_OP;
+    /* Pairs: MINLOC and MAXLOC. */
+    case MPI_2INTEGER: *as = MPI_2INT; return loc ? MPI_SUCCESS : MPI_ERR_OP;
+    case MPI_2REAL: case MPI_2DOUBLE_PRECISION: return loc ? MPI_SUCCESS : MPI_ERR_OP;
+    /* No operation is defined on characters or markers. */
+    case MPI_CHARACTER: case MPI_LB: case MPI_UB: return MPI_ERR_OP;
+    default: return MPI_SUCCESS;
     }
 }
 
@@ -1009,9 +1201,17 @@ static int make_vector(int count, int blocklength, MPI_Aint stride_bytes, MPI_Da
     const struct type_entry *old = live(oldtype);
     if (!old)
         return MPI_ERR_TYPE;
+    MPI_Aint span;
+    if (count > 0 && __builtin_mul_overflow((MPI_Aint)(count - 1), stride_bytes, &span))
+        return MPI_ERR_ARG;
+    /* Blocks that do not abut are a run each at least: refuse too many before building any. */
+    size_t per_block = old->t.nruns == 1 && old->t.contiguous ? 1 : (size_t)blocklength * old->t.nruns;
+    if (old->t.size > 0 && blocklength > 0 && stride_bytes != (MPI_Aint)blocklength * old->t.extent &&
+        per_block > 0 && (size_t)count > MAX_RUNS / per_block)
+        return MPI_ERR_COUNT;
     struct builder b;
     builder_init(&b);
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count && !b.err && !b.oom; i++)
         add_block(&b, (MPI_Aint)i * stride_bytes, (size_t)blocklength, old);
     if (combiner == MPI_COMBINER_VECTOR)
         return finish(&b, combiner, 3, 0, 1, newtype);
@@ -1021,7 +1221,9 @@ static int make_vector(int count, int blocklength, MPI_Aint stride_bytes, MPI_Da
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     const struct type_entry *old = live(oldtype);
-    MPI_Aint stride_bytes = old ? (MPI_Aint)stride * old->t.extent : 0;
+    MPI_Aint stride_bytes = 0;
+    if (old && __builtin_mul_overflow((MPI_Aint)stride, old->t.extent, &stride_bytes))
+        MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_ARG);
     MPI_RETURN(MPI_COMM_WORLD, make_vector(count, blocklength, stride_bytes, oldtype, MPI_COMBINER_VECTOR, newtype));
 }
 
@@ -1052,9 +1254,12 @@ static int make_indexed(int count, const int *blocklengths, int blocklength, con
         return MPI_ERR_TYPE;
     struct builder b;
     builder_init(&b);
-    for (int i = 0; i < count; i++) {
-        MPI_Aint disp = int_displs ? (MPI_Aint)int_displs[i] * old->t.extent : aint_displs[i];
-        add_block(&b, disp, (size_t)(block ? blocklength : blocklengths[i]), old);
+    for (int i = 0; i < count && !b.err && !b.oom; i++) {
+        MPI_Aint disp = aint_displs ? aint_displs[i] : 0;
+        if (int_displs && __builtin_mul_overflow((MPI_Aint)int_displs[i], old->t.extent, &disp))
+            b.err = MPI_ERR_ARG;
+        else
+            add_block(&b, disp, (size_t)(block ? blocklength : blocklengths[i]), old);
     }
     switch (combiner) {
     case MPI_COMBINER_INDEXED:
@@ -1105,19 +1310,26 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_ARG);
     int mixed = 0;
+    long first_class = 0;
     for (int i = 0; i < count; i++) {
         if (array_of_blocklengths[i] < 0)
             MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_COUNT);
         if (!live(array_of_types[i]))
             MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_TYPE);
-        if (live(array_of_types[i])->pclass != live(array_of_types[0])->pclass)
-            mixed = 1;
+        /* (The markers are no members to padding.) */
+        if (array_of_types[i] != MPI_LB && array_of_types[i] != MPI_UB) {
+            long pclass = live(array_of_types[i])->pclass;
+            if (first_class && pclass != first_class)
+                mixed = 1;
+            first_class = pclass;
+        }
     }
     struct builder b;
     builder_init(&b);
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count && !b.err && !b.oom; i++)
         add_block(&b, array_of_displacements[i], (size_t)array_of_blocklengths[i], live(array_of_types[i]));
-    if (mixed && b.bounded) {
+    /* Padded like a C struct unless an MPI_UB (or a member's sticky ub) sets the upper bound. */
+    if (mixed && b.lb_kind && b.ub_kind == BOUND_DATA && !b.err) {
         MPI_Aint span = b.ub - b.lb, rem = span % b.align;
         if (span > 0 && rem)
             b.ub += b.align - rem;
@@ -1150,10 +1362,17 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
     }
 #define DIM(k) (order == MPI_ORDER_C ? (k) : ndims - 1 - (k))
-    MPI_Aint items = 1;
+    MPI_Aint items = 1, array_extent;
+    int too_big = 0;
     for (int k = ndims - 1; k >= 0; k--) {
         stride[k] = items;
-        items *= array_of_sizes[DIM(k)];
+        too_big |= __builtin_mul_overflow(items, (MPI_Aint)array_of_sizes[DIM(k)], &items);
+    }
+    too_big |= __builtin_mul_overflow(items, old->t.extent, &array_extent);
+    if (too_big) {
+        free(index);
+        free(stride);
+        MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_ARG);
     }
     int empty = 0;
     for (int k = 0; k < ndims; k++)
@@ -1162,7 +1381,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     builder_init(&b);
     /* One block per row of the innermost dimension, rows in memory order (an odometer over the outer ones). */
     int inner = ndims - 1;
-    while (!empty && !b.oom) {
+    while (!empty && !b.oom && !b.err) {
         MPI_Aint first = 0;
         for (int k = 0; k < ndims; k++)
             first += (MPI_Aint)(array_of_starts[DIM(k)] + (k < inner ? index[k] : 0)) * stride[k];
@@ -1178,7 +1397,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     free(stride);
     int err = finish(&b, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1, newtype);
     if (err == MPI_SUCCESS)
-        set_bounds(*newtype, 0, items * old->t.extent);
+        set_bounds(*newtype, 0, array_extent);
     MPI_RETURN(MPI_COMM_WORLD, err);
 }
 
@@ -1223,7 +1442,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         e->align = old->align;
         e->t.committed = old->t.committed;
         set_bounds(*newtype, old->t.lb, old->t.extent);
-        e->bounded = old->bounded;
+        e->lb_kind = old->lb_kind;
+        e->ub_kind = old->ub_kind;
     }
     MPI_RETURN(MPI_COMM_WORLD, err);
 }
@@ -1276,6 +1496,51 @@ MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+/* ---- MPI-1 functions removed in MPI-3.0 (docs/mpi.md): their MPI-2 replacements under the old names ---- */
+
+int MPI_Address(void *location, MPI_Aint *address)
+{
+    return MPI_Get_address(location, address);
+}
+
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    MPI_Aint lb;
+    return MPI_Type_get_extent(datatype, extent ? &lb : NULL, extent);
+}
+
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    MPI_Aint extent;
+    return MPI_Type_get_extent(datatype, displacement, displacement ? &extent : NULL);
+}
+
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    MPI_Aint lb = 0, extent = 0;
+    int err = MPI_Type_get_extent(datatype, displacement ? &lb : NULL, &extent);
+    if (err == MPI_SUCCESS)
+        *displacement = lb + extent;
+    return err;
+}
+
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+}
+
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
 /* ---- MPI functions: packing ---- */

@@ -63,26 +63,6 @@ int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, voi
     return MPI_SUCCESS;
 }
 
-int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
-                     int *flag)
-{
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
-               int *flag)
-{
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
-{
-    return MPI_SUCCESS;
-}
-
 /* Point-to-point: matched probe and receive. */
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) UNSUPPORTED
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) UNSUPPORTED
@@ -419,14 +399,6 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) UNSUPPORTED
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) UNSUPPORTED
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]) UNSUPPORTED
 int MPI_T_category_changed(int *update_number) UNSUPPORTED
-
-/* Deprecated attribute functions (MPI-1 names of MPI_Comm_create_keyval and the others). */
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-                      void *extra_state) UNSUPPORTED
-int MPI_Keyval_free(int *keyval) UNSUPPORTED
-int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) UNSUPPORTED
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) UNSUPPORTED
-int MPI_Attr_delete(MPI_Comm comm, int keyval) UNSUPPORTED
 
 /* Language interoperability: Fortran datatypes, statuses and the handle conversions mpi.h lacks. */
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) UNSUPPORTED
