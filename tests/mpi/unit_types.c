@@ -329,6 +329,15 @@ static void names(void)
     OK(MPI_Type_set_name(d, "a dup"));
     OK(MPI_Type_get_name(t, name, &len));
     say("the original keeps \"%s\"", name);
+    OK(MPI_Type_set_name(t, "renamed"));
+    OK(MPI_Type_get_name(t, name, &len));
+    say("renamed: \"%s\" (%d)", name, len);
+    OK(MPI_Type_set_name(MPI_INT, "my int"));
+    OK(MPI_Type_get_name(MPI_INT, name, &len));
+    say("a predefined type renamed: \"%s\" (%d)", name, len);
+    OK(MPI_Type_set_name(MPI_INT, "MPI_INT"));
+    OK(MPI_Type_get_name(MPI_INT, name, &len));
+    say("and back: \"%s\" (%d)", name, len);
     OK(MPI_Type_free(&t));
     OK(MPI_Type_free(&d));
 }

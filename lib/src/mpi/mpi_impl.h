@@ -100,7 +100,8 @@ struct mpi_type {
     int contiguous;      /* count items are one block of count * size bytes at buf + true_lb */
     MPI_Datatype uniform; /* the predefined type of every element, or MPI_DATATYPE_NULL if they differ */
     int combiner;        /* MPI_COMBINER_* */
-    char name[MPI_MAX_OBJECT_NAME];
+    const char *name;    /* MPI_Type_get_name's: NULL for none; a predefined type's own, or heap if name_owned */
+    int name_owned;
 };
 
 /* The datatype behind a handle, or NULL when the handle is neither predefined nor a live derived type. */

@@ -398,7 +398,7 @@ static void init_predefined(void)
         /* A pair's elements are its value and its int: uniform only for MPI_2INT (MPI_INT). */
         t->uniform = t->nruns == 1 ? runs[0].type : MPI_DATATYPE_NULL;
         t->combiner = MPI_COMBINER_NAMED;
-        strcpy(t->name, predefined_names[h]);
+        t->name = predefined_names[h];
         e->align = elem_align[h];
         e->pclass = padding_class(h);
     }
@@ -442,6 +442,8 @@ static void destroy(MPI_Datatype type)
     struct type_entry *e = derived[type - FIRST_DERIVED];
     free(e->t.runs);
     free(e->spans);
+    if (e->t.name_owned)
+        free((char *)e->t.name);
     free(e);
     derived[type - FIRST_DERIVED] = NULL;
 }
@@ -1126,8 +1128,9 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     CHECK_TYPE(datatype, e);
     if (!type_name || !resultlen)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_ARG);
-    size_t len = strlen(e->t.name);
-    memcpy(type_name, e->t.name, len + 1);
+    const char *name = e->t.name ? e->t.name : "";
+    size_t len = strlen(name);
+    memcpy(type_name, name, len + 1);
     *resultlen = (int)len;
     return MPI_SUCCESS;
 }
@@ -1142,8 +1145,17 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     size_t len = strlen(type_name);
     if (len > MPI_MAX_OBJECT_NAME - 1)
         len = MPI_MAX_OBJECT_NAME - 1;
-    memcpy(e->t.name, type_name, len);
-    e->t.name[len] = '\0';
+    /* Stored on the heap only once a program names a type: a name buffer in every entry would make the table of
+     * predefined types most of the library's static data. */
+    char *copy = malloc(len + 1);
+    if (!copy)
+        MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    memcpy(copy, type_name, len);
+    copy[len] = '\0';
+    if (e->t.name_owned)
+        free((char *)e->t.name);
+    e->t.name = copy;
+    e->t.name_owned = 1;
     return MPI_SUCCESS;
 }
 
