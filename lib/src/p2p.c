@@ -271,6 +271,30 @@ static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_da
     return NOCMSG_SUCCESS;
 }
 
+int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm, int mode,
+                     uint64_t id, uint64_t *key, nocmsg_request *request)
+{
+    struct nocmsg_request_s tmp;
+    int err = prepare(&tmp, REQ_SEND, buf, count, type, dest, tag, comm);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    struct nocmsg_request_s *r = malloc(sizeof *r);
+    if (!r)
+        return NOCMSG_ERR_NO_MEM;
+    *r = tmp;
+    *key = 0;
+    if (r->peer == NOCMSG_PROC_NULL)
+        err = start(r, mode);
+    else
+        *key = nocmsg_engine_send_id(r, mode, id, &err);
+    if (err != NOCMSG_SUCCESS) {
+        free(r);
+        return err;
+    }
+    *request = r;
+    return NOCMSG_SUCCESS;
+}
+
 int nocmsg_isend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
                  nocmsg_request *request)
 {

@@ -170,6 +170,14 @@ struct nocmsg_mpi_request {
     MPI_Datatype type;
     struct mpi_view view;
     nocmsg_request inner;
+    /* cancellation of a send (MPI_Cancel): what names its message to the receiver (nocmsg__isend_id; 0 when there is
+     * nothing to ask), and while the receiver's answer is on its way cancel_asked is set and cancel_answer -1 */
+    uint64_t cancel_key;
+    int cancel_asked;
+    volatile int cancel_answer;
+    /* a buffered send started by MPI_Ibsend or MPI_Start: the tracked request that sends its copy (bsent, NULL once
+     * that has finished), and the way back (owner) */
+    struct nocmsg_mpi_request *bsent, *owner;
     /* non-blocking collective */
     struct mpi_nbc *nbc;
     struct nocmsg_mpi_request *next_nbc; /* list of active non-blocking collectives */
