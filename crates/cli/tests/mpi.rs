@@ -254,6 +254,7 @@ differential!(
     unit_comm,
     unit_nbc,
     unit_types,
+    pending_free,
 );
 
 /// Programs whose checks MPI allows an implementation to fail and Debian's MPICH does: their `.expected` is nocmsg's

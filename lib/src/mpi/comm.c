@@ -524,11 +524,31 @@ int MPI_Comm_free(MPI_Comm *comm)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_COMM);
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         MPI_RETURN(*comm, MPI_ERR_COMM);
+    struct mpi_comm_state *st = mpi_comm_state(*comm);
+    int pending = st->pending;
+    MPI_Errhandler eh = st->errhandler;
     /* A failing attribute delete function makes the free fail: the communicator stays. */
     int err = mpi_comm_freeing(*comm);
     if (err != MPI_SUCCESS)
         MPI_RETURN(*comm, err);
+    if (pending > 0) {
+        /* MPI 3.1 6.4.3: pending operations complete normally. Receives still need the communicator (to give the
+         * source's rank in it), so it stays, and with it its context, handle and error handler, until the last one
+         * completes. */
+        st->pending = pending;
+        st->errhandler = eh;
+        st->free_pending = 1;
+        *comm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     MPI_RETURN(MPI_COMM_WORLD, nocmsg_comm_free(comm));
+}
+
+void mpi_comm_unhold(MPI_Comm comm)
+{
+    struct mpi_comm_state *st = mpi_comm_state(comm);
+    if (st && --st->pending == 0 && st->free_pending)
+        nocmsg_comm_free(&comm);
 }
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

@@ -452,8 +452,23 @@ static int p2p_start(struct nocmsg_mpi_request *r)
         free(r->view.packed);
         r->view.packed = NULL;
         r->active = 0;
+    } else if (r->inner && !r->holds_comm) {
+        struct mpi_comm_state *st = mpi_comm_state(r->comm);
+        if (st) {
+            st->pending++;
+            r->holds_comm = 1;
+        }
     }
     return err;
+}
+
+/* r no longer needs its communicator (it has completed). */
+static void comm_unhold(struct nocmsg_mpi_request *r)
+{
+    if (r->holds_comm) {
+        r->holds_comm = 0;
+        mpi_comm_unhold(r->comm);
+    }
 }
 
 static int request_new(int kind, int mode, const void *buf, int count, MPI_Datatype type, int peer, int tag,
@@ -621,6 +636,7 @@ static void p2p_finish(struct nocmsg_mpi_request *r)
         r->view.packed = NULL;
     }
     r->complete = 1;
+    comm_unhold(r);
 }
 
 /* Advances r without blocking; returns whether it is complete (its outcome in r->status). */
@@ -686,6 +702,7 @@ static int cancel_poll(struct nocmsg_mpi_request *r)
     mpi_status_empty(&r->status);
     r->status.nocmsg_cancelled = 1;
     r->complete = 1;
+    comm_unhold(r);
     return 1;
 }
 
@@ -1062,6 +1079,7 @@ int MPI_Cancel(MPI_Request *request)
         r->status.MPI_SOURCE = MPI_UNDEFINED;
         r->status.nocmsg_cancelled = 1;
         r->complete = 1;
+        comm_unhold(r);
     }
     return MPI_SUCCESS;
 }
