@@ -255,6 +255,7 @@ differential!(
     unit_nbc,
     unit_types,
     pending_free,
+    comm_create,
 );
 
 /// Programs whose checks MPI allows an implementation to fail and Debian's MPICH does: their `.expected` is nocmsg's

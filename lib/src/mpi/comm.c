@@ -505,12 +505,19 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         MPI_RETURN(comm, MPI_ERR_GROUP);
     if (!newcomm)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    for (int i = 0; i < g->size; i++)
-        if (c->local_of[g->world[i]] < 0)
+    /* MPI 3.1 6.4.2: ranks may pass different groups, which are then disjoint, and get a communicator for each.
+     * A group is named by its lowest member's rank in comm (disjoint groups have different ones) as the colour, and
+     * members take their rank in the group as the key, so each new communicator is ordered as its group. */
+    int lowest = INT_MAX;
+    for (int i = 0; i < g->size; i++) {
+        int local = c->local_of[g->world[i]];
+        if (local < 0)
             MPI_RETURN(comm, MPI_ERR_GROUP);
-    /* Members take their rank in the group as the key, so the new communicator is ordered as the group. */
+        if (local < lowest)
+            lowest = local;
+    }
     int mine = group_rank_of(g, nocmsg_lib.rank);
-    int color = mine == MPI_UNDEFINED ? NOCMSG_UNDEFINED : 0;
+    int color = mine == MPI_UNDEFINED ? NOCMSG_UNDEFINED : lowest;
     MPI_RETURN(comm, comm_created(comm, newcomm, 0, NULL, nocmsg_comm_split(comm, color, mine, newcomm)));
 }
 
