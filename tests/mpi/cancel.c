@@ -142,6 +142,41 @@ int main(int argc, char **argv)
         report(n ? "the cancel of a received rendezvous send fails" : "the cancel of a received eager send fails");
     }
 
+    /* Messages of non-blocking sends carry a name for a cancel: a blocking receive takes them as any other, of any
+     * length (0 bytes included), whether it comes first or the message does. */
+    for (int bytes = 0; bytes <= 24; bytes += 12) {
+        for (int late = 0; late < 2; late++) {
+            char out[24], in[24];
+            memset(out, bytes + late, sizeof out);
+            memset(in, 0, sizeof in);
+            int ready = 0;
+            if (rank == peer && late)
+                MPI_Send(&ready, 1, MPI_INT, 0, 11, MPI_COMM_WORLD); /* about to receive */
+            if (rank == 0) {
+                if (late)
+                    MPI_Recv(&ready, 1, MPI_INT, peer, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Isend(out, bytes, MPI_CHAR, peer, 10, MPI_COMM_WORLD, &req);
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+            if (rank == peer) {
+                if (!late && peer != 0)
+                    MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Recv(in, 24, MPI_CHAR, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
+                if (late && peer != 0)
+                    MPI_Barrier(MPI_COMM_WORLD);
+                int count;
+                MPI_Get_count(&st, MPI_CHAR, &count);
+                CHECK(count == bytes && st.MPI_SOURCE == 0 && st.MPI_TAG == 10 && (!bytes || in[bytes - 1] == out[0]),
+                      "a blocking receive takes a non-blocking send's message");
+            }
+            if (rank != 0 && rank != peer)
+                MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 0)
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
+    }
+    report("messages of MPI_Isend of 0, 12 and 24 bytes reach MPI_Recv");
+
     /* Receives: an unmatched one is cancelled; MPI_Test completes it. */
     int r[2] = {0, 0};
     MPI_Irecv(r, 2, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &req);
