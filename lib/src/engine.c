@@ -233,10 +233,16 @@ static int tx_progress(void)
     return did;
 }
 
+/* Whether a send of req in `mode` goes eager. */
+static int send_eager(const struct nocmsg_request_s *req, int mode)
+{
+    return mode == SEND_XFER ? req->bytes < EAGER_MAX : mode == SEND_STANDARD && req->bytes <= nocmsg_lib.eager_limit;
+}
+
 int nocmsg_engine_send(struct nocmsg_request_s *req, int mode)
 {
     int err;
-    if (mode == SEND_XFER ? req->bytes < EAGER_MAX : mode == SEND_STANDARD && req->bytes <= nocmsg_lib.eager_limit) {
+    if (send_eager(req, mode)) {
         uint64_t h = MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes);
         err = tx_send(req->peer, &h, 1, req->buf, req->bytes, req);
     } else {
@@ -244,6 +250,26 @@ int nocmsg_engine_send(struct nocmsg_request_s *req, int mode)
         /* The request completes when its DATA packet has been pushed, after the CTS arrives. */
         err = tx_send(req->peer, h, 3, NULL, 0, NULL);
     }
+    settle();
+    return err;
+}
+
+uint64_t nocmsg_engine_send_id(struct nocmsg_request_s *req, int mode, uint64_t id, int *err)
+{
+    if (!send_eager(req, mode)) {
+        *err = nocmsg_engine_send(req, mode);
+        return (uint64_t)(uintptr_t)req;
+    }
+    uint64_t h[2] = {MAKE_HDR(PK_EAGER_ID, req->ctx, req->tag, req->bytes), id};
+    *err = tx_send(req->peer, h, 2, req->buf, req->bytes, req);
+    settle();
+    return id;
+}
+
+int nocmsg_engine_cancel_send(int dest, uint64_t key, volatile int *answer)
+{
+    uint64_t h[3] = {MAKE_HDR(PK_CANCEL, 0, 0, 0), key, (uint64_t)(uintptr_t)answer};
+    int err = tx_send(dest, h, 3, NULL, 0, NULL);
     settle();
     return err;
 }
@@ -408,7 +434,8 @@ static void rx_header(int src, struct rx *x)
     x->req = NULL;
     x->ux = NULL;
     switch (kind) {
-    case PK_EAGER: {
+    case PK_EAGER:
+    case PK_EAGER_ID: {
         x->msg_bytes = HDR_LEN(h);
         struct nocmsg_request_s *r = take_posted(ctx, src, tag);
         if (r) {
@@ -422,6 +449,7 @@ static void rx_header(int src, struct rx *x)
             if (!u || (x->msg_bytes && !data))
                 fatal_no_memory(x->msg_bytes, src);
             u->kind = PK_EAGER;
+            u->sender_req = kind == PK_EAGER_ID ? x->extra[0] : 0; /* its name, for a cancel */
             u->ctx = ctx;
             u->src = src;
             u->tag = tag;
@@ -466,6 +494,27 @@ static void rx_header(int src, struct rx *x)
             nocmsg_engine_complete(s, NOCMSG_ERR_NO_MEM);
         return;
     }
+    case PK_CANCEL: {
+        /* The sender asks to drop a message it sent before this packet (so it has arrived): the one named
+         * extra[0] if no receive has matched it. Names are unique among a sender's live messages; the last one is
+         * taken should an old one be left over. */
+        struct unexpected *hit = NULL;
+        for (struct unexpected *u = eng.ux_head; u; u = u->next)
+            if (u->src == src && u->sender_req == x->extra[0] && u->complete && !u->matched)
+                hit = u;
+        if (hit) {
+            ux_remove(hit);
+            free(hit->data);
+            free(hit);
+        }
+        uint64_t ack[2] = {MAKE_HDR(PK_CANCEL_ACK, 0, hit != NULL, 0), x->extra[1]};
+        if (tx_send(src, ack, 2, NULL, 0, NULL) != NOCMSG_SUCCESS)
+            fatal_no_memory(sizeof(struct txpkt), src);
+        return;
+    }
+    case PK_CANCEL_ACK:
+        *(volatile int *)(uintptr_t)x->extra[0] = tag;
+        return;
     case PK_DATA: {
         struct nocmsg_request_s *r = (struct nocmsg_request_s *)(uintptr_t)x->extra[0];
         x->req = r;
@@ -488,8 +537,11 @@ static int extra_words(int kind)
     switch (kind) {
     case PK_RTS:
     case PK_CTS:
+    case PK_CANCEL:
         return 2;
     case PK_DATA:
+    case PK_EAGER_ID:
+    case PK_CANCEL_ACK:
         return 1;
     default:
         return 0;

@@ -13,6 +13,10 @@
  *     RTS    total bytes, sender's request             (large or synchronous: ready to send?)
  *     CTS    sender's request, receiver's request      (clear to send: a matching receive is posted)
  *     DATA   receiver's request, then the payload
+ *     EAGER_ID   the sender's name for the message, then the payload (an eager message that may be cancelled)
+ *     CANCEL     the name of a message (EAGER_ID's, or the RTS's sender's request), where the answer goes
+ *     CANCEL_ACK where the answer goes; the tag field says whether the message was dropped (1) or had matched (0)
+ * Kinds other than EAGER and RTS are never what a fast receive expects, so they all go the engine's way.
  */
 #ifndef NOCMSG_INTERNAL_H
 #define NOCMSG_INTERNAL_H
@@ -24,7 +28,7 @@
 #define NOCMSG_NO_INLINE
 #include "../include/nocmsg.h"
 
-enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4 };
+enum packet_kind { PK_EAGER = 1, PK_RTS = 2, PK_CTS = 3, PK_DATA = 4, PK_EAGER_ID = 5, PK_CANCEL = 6, PK_CANCEL_ACK = 7 };
 
 #define HDR_KIND(h) ((int)((h)&0xf))
 #define HDR_CTX(h) ((int)(((h) >> 4) & 0xfff))
@@ -127,6 +131,19 @@ int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r);
 enum send_mode { SEND_STANDARD = 0, SEND_SYNC = 1, SEND_XFER = 2 };
 /* Starts a send; the request completes when the buffer may be reused. */
 int nocmsg_engine_send(struct nocmsg_request_s *req, int mode);
+/* A send that may be cancelled (nocmsg_engine_cancel_send): an eager message carries `id` (bit 63 set, unique among
+ * this rank's sends) as its name; a rendezvous is named by its request, which the RTS carries anyway. *key gets the
+ * name (0 for a send to NOCMSG_PROC_NULL, which cannot be cancelled). */
+int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm, int mode,
+                     uint64_t id, uint64_t *key, nocmsg_request *request);
+/* Asks world rank dest to drop the message named key if no receive has matched it. Messages already injected
+ * cannot be taken back, so the receiver decides: an unmatched message (an eager one in its unexpected queue, or the
+ * RTS of a rendezvous whose CTS has not gone) is dropped and never seen by a receive. *answer becomes 1 (dropped)
+ * or 0 (it has matched and completes normally) when the receiver's answer arrives, which needs the receiver in any
+ * call of the library. Until then *answer must stay valid (the caller sets it to -1). */
+int nocmsg_engine_cancel_send(int dest, uint64_t key, volatile int *answer);
+/* nocmsg_engine_send of a send nocmsg__isend_id makes; returns its name. */
+uint64_t nocmsg_engine_send_id(struct nocmsg_request_s *req, int mode, uint64_t id, int *err);
 /* Posts a receive (matching the unexpected queue first). */
 void nocmsg_engine_recv(struct nocmsg_request_s *req);
 /* First unexpected message matching (ctx, src, tag), or NULL. */

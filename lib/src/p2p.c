@@ -151,11 +151,29 @@ __attribute__((noinline, cold)) int nocmsg__recv_handoff(int src, uint64_t h, vo
                                                         nocmsg_status *status)
 {
     struct comm *c = nocmsg_comm_get(comm);
-    if (HDR_KIND(h) == PK_RTS && PLAIN_ARGS(c, buf, count, type, source == NOCMSG_ANY_SOURCE ? 0 : source,
-                                            tag == NOCMSG_ANY_TAG ? 0 : tag) &&
-        HDR_CTX(h) == c->ctx && (tag == NOCMSG_ANY_TAG || HDR_TAG(h) == tag) &&
-        (source == NOCMSG_ANY_SOURCE || src == c->world_of[source]))
+    int mine = (HDR_KIND(h) == PK_RTS || HDR_KIND(h) == PK_EAGER_ID) &&
+               PLAIN_ARGS(c, buf, count, type, source == NOCMSG_ANY_SOURCE ? 0 : source, tag == NOCMSG_ANY_TAG ? 0 : tag) &&
+               HDR_CTX(h) == c->ctx && (tag == NOCMSG_ANY_TAG || HDR_TAG(h) == tag) &&
+               (source == NOCMSG_ANY_SOURCE || src == c->world_of[source]);
+    if (mine && HDR_KIND(h) == PK_RTS)
         return nocmsg_engine_rdv_recv(src, h, buf, (size_t)count << nocmsg__type_shifts[type], comm, status);
+    if (mine) {
+        /* The eager message of a non-blocking (cancellable) send: past its name, it is an EAGER packet, and goes
+         * into the buffer as the fast path would take it. */
+        size_t cap = (size_t)count << nocmsg__type_shifts[type];
+        uint64_t name;
+        if (HDR_LEN(h) <= cap && nocmsg_port_take(src, &name)) {
+            if (HDR_LEN(h) > 0)
+                return nocmsg_engine_recv_rest(src, buf, cap, h, 0, c, status);
+            if (status) {
+                status->source = c->local_of[src];
+                status->tag = HDR_TAG(h);
+                status->error = NOCMSG_SUCCESS;
+                status->count_bytes = 0;
+            }
+            return NOCMSG_SUCCESS;
+        }
+    }
     nocmsg_engine_rx_handoff(src, h);
     return blocking(REQ_RECV, 0, buf, count, type, source, tag, comm, status);
 }
@@ -264,6 +282,30 @@ static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_da
         return NOCMSG_ERR_NO_MEM;
     *r = tmp;
     if ((err = start(r, mode)) != NOCMSG_SUCCESS) {
+        free(r);
+        return err;
+    }
+    *request = r;
+    return NOCMSG_SUCCESS;
+}
+
+int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm, int mode,
+                     uint64_t id, uint64_t *key, nocmsg_request *request)
+{
+    struct nocmsg_request_s tmp;
+    int err = prepare(&tmp, REQ_SEND, buf, count, type, dest, tag, comm);
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    struct nocmsg_request_s *r = malloc(sizeof *r);
+    if (!r)
+        return NOCMSG_ERR_NO_MEM;
+    *r = tmp;
+    *key = 0;
+    if (r->peer == NOCMSG_PROC_NULL)
+        err = start(r, mode);
+    else
+        *key = nocmsg_engine_send_id(r, mode, id, &err);
+    if (err != NOCMSG_SUCCESS) {
         free(r);
         return err;
     }

@@ -32,6 +32,8 @@ struct user_op {
     MPI_User_function *fn;
     int commute;
     nocmsg_op nop;
+    int refs;  /* pending non-blocking collectives that use it */
+    int freed; /* MPI_Op_free was called: no new use; the entry goes when refs drops to 0 (MPI 3.1 5.9.5) */
 };
 static struct user_op *user_ops;
 static int nuser_ops;
@@ -49,7 +51,7 @@ int mpi_op_check(MPI_Op op, int *commutative)
         return MPI_SUCCESS;
     }
     struct user_op *u = user_op(op);
-    if (!u)
+    if (!u || u->freed)
         return MPI_ERR_OP; /* also MPI_REPLACE and MPI_NO_OP, which only one-sided accumulates take */
     *commutative = u->commute;
     return MPI_SUCCESS;
@@ -75,7 +77,7 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         user_ops = grown;
         nuser_ops++;
     }
-    user_ops[i] = (struct user_op){user_fn, commute != 0, nop};
+    user_ops[i] = (struct user_op){user_fn, commute != 0, nop, 0, 0};
     *op = USER_OP_BASE + i;
     return MPI_SUCCESS;
 }
@@ -83,12 +85,31 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 int MPI_Op_free(MPI_Op *op)
 {
     struct user_op *u = op ? user_op(*op) : NULL;
-    if (!u)
+    if (!u || u->freed)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_OP);
-    nocmsg_op_free(&u->nop);
-    u->fn = NULL;
     *op = MPI_OP_NULL;
+    u->freed = 1;
+    if (u->refs == 0) {
+        nocmsg_op_free(&u->nop);
+        u->fn = NULL;
+    }
     return MPI_SUCCESS;
+}
+
+void mpi_op_retain(MPI_Op op)
+{
+    struct user_op *u = user_op(op);
+    if (u)
+        u->refs++;
+}
+
+void mpi_op_release(MPI_Op op)
+{
+    struct user_op *u = user_op(op);
+    if (u && --u->refs == 0 && u->freed) {
+        nocmsg_op_free(&u->nop);
+        u->fn = NULL;
+    }
 }
 
 int MPI_Op_commutative(MPI_Op op, int *commute)

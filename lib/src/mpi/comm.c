@@ -505,12 +505,19 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         MPI_RETURN(comm, MPI_ERR_GROUP);
     if (!newcomm)
         MPI_RETURN(comm, MPI_ERR_ARG);
-    for (int i = 0; i < g->size; i++)
-        if (c->local_of[g->world[i]] < 0)
+    /* MPI 3.1 6.4.2: ranks may pass different groups, which are then disjoint, and get a communicator for each.
+     * A group is named by its lowest member's rank in comm (disjoint groups have different ones) as the colour, and
+     * members take their rank in the group as the key, so each new communicator is ordered as its group. */
+    int lowest = INT_MAX;
+    for (int i = 0; i < g->size; i++) {
+        int local = c->local_of[g->world[i]];
+        if (local < 0)
             MPI_RETURN(comm, MPI_ERR_GROUP);
-    /* Members take their rank in the group as the key, so the new communicator is ordered as the group. */
+        if (local < lowest)
+            lowest = local;
+    }
     int mine = group_rank_of(g, nocmsg_lib.rank);
-    int color = mine == MPI_UNDEFINED ? NOCMSG_UNDEFINED : 0;
+    int color = mine == MPI_UNDEFINED ? NOCMSG_UNDEFINED : lowest;
     MPI_RETURN(comm, comm_created(comm, newcomm, 0, NULL, nocmsg_comm_split(comm, color, mine, newcomm)));
 }
 
@@ -524,11 +531,31 @@ int MPI_Comm_free(MPI_Comm *comm)
         MPI_RETURN(MPI_COMM_WORLD, MPI_ERR_COMM);
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         MPI_RETURN(*comm, MPI_ERR_COMM);
+    struct mpi_comm_state *st = mpi_comm_state(*comm);
+    int pending = st->pending;
+    MPI_Errhandler eh = st->errhandler;
     /* A failing attribute delete function makes the free fail: the communicator stays. */
     int err = mpi_comm_freeing(*comm);
     if (err != MPI_SUCCESS)
         MPI_RETURN(*comm, err);
+    if (pending > 0) {
+        /* MPI 3.1 6.4.3: pending operations complete normally. Receives still need the communicator (to give the
+         * source's rank in it), so it stays, and with it its context, handle and error handler, until the last one
+         * completes. */
+        st->pending = pending;
+        st->errhandler = eh;
+        st->free_pending = 1;
+        *comm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
     MPI_RETURN(MPI_COMM_WORLD, nocmsg_comm_free(comm));
+}
+
+void mpi_comm_unhold(MPI_Comm comm)
+{
+    struct mpi_comm_state *st = mpi_comm_state(comm);
+    if (st && --st->pending == 0 && st->free_pending)
+        nocmsg_comm_free(&comm);
 }
 
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

@@ -53,6 +53,8 @@ struct mpi_comm_state {
     struct mpi_topo *topo; /* Cartesian topology, or NULL */
     struct mpi_attr *attrs;
     unsigned nbc_seq;      /* non-blocking collectives started on it (every member counts the same) */
+    int pending;           /* point-to-point requests started on it and not yet complete */
+    int free_pending;      /* MPI_Comm_free was called while some were: freed when the last completes (6.4.3) */
 };
 /* The state of a live communicator, or NULL when the handle is not one (or libnocmsg was started without MPI_Init,
  * so its communicators have no room for it). */
@@ -67,6 +69,8 @@ static inline struct mpi_comm_state *mpi_comm_state(MPI_Comm comm)
 int mpi_comm_created(MPI_Comm parent, MPI_Comm comm, int copy_attrs);
 /* Before a communicator is freed: runs the attributes' delete functions and drops the topology. */
 int mpi_comm_freeing(MPI_Comm comm);
+/* A point-to-point request on comm has completed: frees comm if MPI_Comm_free left that to its last request. */
+void mpi_comm_unhold(MPI_Comm comm);
 
 /* ---- types.c ---- */
 
@@ -176,6 +180,15 @@ struct nocmsg_mpi_request {
     MPI_Datatype type;
     struct mpi_view view;
     nocmsg_request inner;
+    /* cancellation of a send (MPI_Cancel): what names its message to the receiver (nocmsg__isend_id; 0 when there is
+     * nothing to ask), and while the receiver's answer is on its way cancel_asked is set and cancel_answer -1 */
+    uint64_t cancel_key;
+    int cancel_asked;
+    volatile int cancel_answer;
+    /* a buffered send started by MPI_Ibsend or MPI_Start: the tracked request that sends its copy (bsent, NULL once
+     * that has finished), and the way back (owner) */
+    struct nocmsg_mpi_request *bsent, *owner;
+    int holds_comm;          /* counted in its communicator's `pending` */
     /* non-blocking collective */
     struct mpi_nbc *nbc;
     struct nocmsg_mpi_request *next_nbc; /* list of active non-blocking collectives */
@@ -192,6 +205,10 @@ void mpi_progress_nbc(void);
 int mpi_reduce_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_t count);
 /* Whether op is valid (built-in or a live user operation) and commutative. */
 int mpi_op_check(MPI_Op op, int *commutative);
+/* Keeps a user operation alive while a pending operation uses it, as mpi_type_retain does types (MPI_Op_free then
+ * only marks it; no-ops for built-in operations). */
+void mpi_op_retain(MPI_Op op);
+void mpi_op_release(MPI_Op op);
 
 /* ---- nbc.c ---- */
 

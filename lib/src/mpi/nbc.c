@@ -122,6 +122,7 @@ static struct mpi_nbc *nbc_new(MPI_Comm comm, const struct comm *c, MPI_Op op)
         memcpy(s->c.world_of, c->world_of, (size_t)c->size * sizeof(int));
     s->tag = MPI_TAG_NBC_BASE + (int)(mpi_comm_state(comm)->nbc_seq++ % (1u << 20));
     s->op = op;
+    mpi_op_retain(op);
     s->types[0] = s->types[1] = MPI_DATATYPE_NULL;
     s->posted = -1;
     return s;
@@ -471,6 +472,7 @@ void mpi_nbc_free(struct mpi_nbc *s)
     for (int i = 0; i < 2; i++)
         if (s->types[i] != MPI_DATATYPE_NULL)
             mpi_type_release(s->types[i]);
+    mpi_op_release(s->op);
     for (int i = 0; i < s->nbuffers; i++)
         free(s->buffers[i]);
     free(s->buffers);

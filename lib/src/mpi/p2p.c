@@ -177,9 +177,19 @@ static void track(struct nocmsg_mpi_request *r)
 
 static int request_poll(struct nocmsg_mpi_request *r);
 static void request_destroy(struct nocmsg_mpi_request *r);
+static void untrack(struct nocmsg_mpi_request *r);
 
-/* Copies the message into the attached buffer and sends it from there; the send is tracked until it is out. */
-static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+/* Names of cancellable messages: unique among this rank's sends, with bit 63 set (no request's address has it). */
+static uint64_t next_send_id(void)
+{
+    static uint64_t seq;
+    return ((uint64_t)1 << 63) | ++seq;
+}
+
+/* Copies the message into the attached buffer and sends it from there; the send is tracked until it is out. With an
+ * owner (MPI_Ibsend's request), the send can be cancelled through it. */
+static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                 struct nocmsg_mpi_request *owner)
 {
     const struct mpi_type *t;
     size_t bytes;
@@ -213,11 +223,18 @@ static int bsend(const void *buf, int count, MPI_Datatype type, int dest, int ta
     r->comm = comm;
     r->type = MPI_DATATYPE_NULL;
     r->view.packed = seg; /* released at completion */
-    err = nocmsg_isend(data, (int)bytes, NOCMSG_BYTE, dest, tag, comm, &r->inner);
+    uint64_t key;
+    err = nocmsg__isend_id(data, (int)bytes, NOCMSG_BYTE, dest, tag, comm, SEND_STANDARD, next_send_id(), &key,
+                           &r->inner);
     if (err != MPI_SUCCESS) {
         bsend_free(seg);
         free(r);
         return err;
+    }
+    if (owner) {
+        owner->bsent = r;
+        r->owner = owner;
+        owner->cancel_key = key;
     }
     track(r);
     return MPI_SUCCESS;
@@ -252,7 +269,9 @@ int MPI_Buffer_detach(void *buffer_addr, int *size)
         }
     }
     nocmsg_wait_leave(entered);
-    *(void **)buffer_addr = bbuf.base;
+    /* buffer_addr holds a pointer; memcpy, since programs pass the address of whatever variable they have (an
+     * int-aligned one would trap on the simulated cores, which have no misaligned stores). */
+    memcpy(buffer_addr, &bbuf.base, sizeof bbuf.base);
     *size = (int)bbuf.size;
     bbuf.base = NULL;
     bbuf.size = 0;
@@ -301,7 +320,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    MPI_RETURN(comm, bsend(buf, count, datatype, dest, tag, comm));
+    MPI_RETURN(comm, bsend(buf, count, datatype, dest, tag, comm, NULL));
 }
 
 __attribute__((noinline, cold)) static int recv_general(void *buf, int count, MPI_Datatype datatype, int source,
@@ -399,11 +418,13 @@ static int p2p_start(struct nocmsg_mpi_request *r)
     r->complete = 0;
     r->inner = NOCMSG_REQUEST_NULL;
     r->view.packed = NULL;
+    r->cancel_key = 0;
+    r->cancel_asked = 0;
     if (r->mode == MODE_BUFFERED) {
         /* The data is copied out at once, so the request is complete at once. */
         mpi_status_empty(&r->status);
         r->complete = 1;
-        return bsend(r->buf, r->count, r->type, r->peer, r->tag, r->comm);
+        return bsend(r->buf, r->count, r->type, r->peer, r->tag, r->comm, r);
     }
     void *data = (void *)r->buf;
     int n = r->count;
@@ -424,16 +445,30 @@ static int p2p_start(struct nocmsg_mpi_request *r)
     int err;
     if (r->kind == MREQ_RECV)
         err = nocmsg_irecv(data, n, nt, r->peer, r->tag, r->comm, &r->inner);
-    else if (r->mode == SEND_SYNC)
-        err = nocmsg_issend(data, n, nt, r->peer, r->tag, r->comm, &r->inner);
     else
-        err = nocmsg_isend(data, n, nt, r->peer, r->tag, r->comm, &r->inner);
+        err = nocmsg__isend_id(data, n, nt, r->peer, r->tag, r->comm, r->mode, next_send_id(), &r->cancel_key,
+                               &r->inner);
     if (err != MPI_SUCCESS) {
         free(r->view.packed);
         r->view.packed = NULL;
         r->active = 0;
+    } else if (r->inner && !r->holds_comm) {
+        struct mpi_comm_state *st = mpi_comm_state(r->comm);
+        if (st) {
+            st->pending++;
+            r->holds_comm = 1;
+        }
     }
     return err;
+}
+
+/* r no longer needs its communicator (it has completed). */
+static void comm_unhold(struct nocmsg_mpi_request *r)
+{
+    if (r->holds_comm) {
+        r->holds_comm = 0;
+        mpi_comm_unhold(r->comm);
+    }
 }
 
 static int request_new(int kind, int mode, const void *buf, int count, MPI_Datatype type, int peer, int tag,
@@ -601,6 +636,7 @@ static void p2p_finish(struct nocmsg_mpi_request *r)
         r->view.packed = NULL;
     }
     r->complete = 1;
+    comm_unhold(r);
 }
 
 /* Advances r without blocking; returns whether it is complete (its outcome in r->status). */
@@ -610,8 +646,12 @@ static int request_peer(const struct nocmsg_mpi_request *r)
     return r->kind != MREQ_NBC && r->inner ? r->inner->peer : -2;
 }
 
+static int cancel_poll(struct nocmsg_mpi_request *r);
+
 static int request_poll(struct nocmsg_mpi_request *r)
 {
+    if (__builtin_expect(r->cancel_asked, 0))
+        return cancel_poll(r);
     if (r->complete)
         return 1;
     if (r->kind == MREQ_NBC) {
@@ -634,8 +674,44 @@ static int request_poll(struct nocmsg_mpi_request *r)
     return 1;
 }
 
+/* A send whose cancellation was asked for: complete once the receiver has answered, as cancelled if it dropped the
+ * message (nothing of the send is left then), as the send otherwise. */
+static int cancel_poll(struct nocmsg_mpi_request *r)
+{
+    if (r->cancel_answer < 0)
+        return 0;
+    r->cancel_asked = 0;
+    if (r->cancel_answer == 0)
+        return request_poll(r);
+    /* Dropped: a rendezvous send never got its CTS and never will; an eager one is out of the buffer. */
+    struct nocmsg_mpi_request *b = r->mode == MODE_BUFFERED ? r->bsent : r;
+    if (b && b->inner && !b->inner->done) {
+        free(b->inner); /* its RTS is out and the engine keeps no reference to it */
+        b->inner = NOCMSG_REQUEST_NULL;
+    } else if (b && b->inner) {
+        nocmsg_wait(&b->inner, NOCMSG_STATUS_IGNORE);
+    }
+    if (b && b != r) {
+        untrack(b);
+        bsend_free(b->view.packed);
+        request_destroy(b);
+    } else {
+        free(r->view.packed);
+        r->view.packed = NULL;
+    }
+    mpi_status_empty(&r->status);
+    r->status.nocmsg_cancelled = 1;
+    r->complete = 1;
+    comm_unhold(r);
+    return 1;
+}
+
 static void request_destroy(struct nocmsg_mpi_request *r)
 {
+    if (r->bsent)
+        r->bsent->owner = NULL;
+    if (r->owner)
+        r->owner->bsent = NULL;
     if (r->nbc)
         mpi_nbc_free(r->nbc);
     mpi_type_release(r->type);
@@ -974,8 +1050,25 @@ int MPI_Cancel(MPI_Request *request)
     struct nocmsg_mpi_request *r = *request;
     if (r->kind == MREQ_NBC)
         MPI_RETURN(r->comm, MPI_ERR_REQUEST); /* MPI 3.1 §5.12: non-blocking collectives cannot be cancelled */
-    /* A receive that has not matched a message is taken back; anything else completes normally (a send is always
-     * delivered, which MPI allows: the cancel then fails, as MPI_Test_cancelled reports). */
+    if (r->kind == MREQ_SEND) {
+        /* The receiver decides (nocmsg_engine_cancel_send): a send is asked about once, while it may still be
+         * unmatched: an eager message (named by cancel_key) until it is received, a rendezvous until its CTS. */
+        if (r->cancel_asked || r->status.nocmsg_cancelled)
+            return MPI_SUCCESS;
+        struct nocmsg_mpi_request *b = r->mode == MODE_BUFFERED ? r->bsent : r;
+        uint64_t key = r->cancel_key; /* bit 63: an eager message's name; else the rendezvous request's address */
+        if (!key || (key >> 63 == 0 && !(b && b->inner && key == (uint64_t)(uintptr_t)b->inner && !b->inner->done)))
+            return MPI_SUCCESS; /* nothing went out (MPI_PROC_NULL), or the rendezvous has matched */
+        struct comm *c = nocmsg_comm_get(r->comm);
+        r->cancel_answer = -1;
+        r->cancel_asked = 1;
+        int err = c ? nocmsg_engine_cancel_send(c->world_of[r->peer], key, &r->cancel_answer) : MPI_ERR_COMM;
+        if (err != MPI_SUCCESS)
+            r->cancel_asked = 0;
+        MPI_RETURN(r->comm, err);
+    }
+    /* A receive that has not matched a message is taken back; one that has completes normally (the cancel then
+     * fails, as MPI_Test_cancelled reports). */
     if (r->kind == MREQ_RECV && !r->complete && r->inner && !r->inner->done &&
         nocmsg_engine_cancel_recv(r->inner)) {
         free(r->inner);
@@ -986,6 +1079,7 @@ int MPI_Cancel(MPI_Request *request)
         r->status.MPI_SOURCE = MPI_UNDEFINED;
         r->status.nocmsg_cancelled = 1;
         r->complete = 1;
+        comm_unhold(r);
     }
     return MPI_SUCCESS;
 }
