@@ -411,23 +411,23 @@ fn a_program_that_does_not_fit_is_told_how_much_memory_it_needs() {
 #[test]
 fn running_out_of_heap_is_reported_once_with_the_setting_to_raise() {
     let elf = build("sim/memory.c", &[]);
-    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "2", path_str(&elf), "malloc", "100"]);
+    let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "2", path_str(&elf), "malloc", "600"]);
     assert!(out.status.success(), "{}", show(&out));
-    assert_eq!(text(&out.stdout).matches("malloc 100 MiB: NULL").count(), 4, "{}", show(&out));
+    assert_eq!(text(&out.stdout).matches("malloc 600 MiB: NULL").count(), 4, "{}", show(&out));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 2, "one line per core\n{err}");
     for core in 0..2 {
-        let want = format!("[core {core}] nocmsg: core {core}: out of memory: the heap cannot grow by 102401 KiB (0 of its ");
+        let want = format!("[core {core}] nocmsg: core {core}: out of memory: the heap cannot grow by 614401 KiB (0 of its ");
         assert!(err.contains(&want), "{err}");
     }
-    assert!(err.contains("KiB in use: core.memory_kib = 65536 less the 8192 KiB stack and the "), "{err}");
+    assert!(err.contains("KiB in use: core.memory_kib = 524288 less the 8192 KiB stack and the "), "{err}");
     let needed = number_after(&err, "raise core.memory_kib in the chip file (to at least ");
     let dir = scratch("out-of-memory");
     let enough = chip_with_memory(&dir, "pimp-2x2", needed, 8192);
-    let out = nocmsg(&["run", "--chip", &enough, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "100"]);
+    let out = nocmsg(&["run", "--chip", &enough, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "600"]);
     assert!(out.status.success(), "{}", show(&out));
-    assert!(text(&out.stdout).starts_with("malloc 100 MiB: ok\n"), "{}", show(&out));
+    assert!(text(&out.stdout).starts_with("malloc 600 MiB: ok\n"), "{}", show(&out));
     let short = chip_with_memory(&dir, "pimp-2x2", needed - 1, 8192);
-    let out = nocmsg(&["run", "--chip", &short, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "100"]);
-    assert!(text(&out.stdout).starts_with("malloc 100 MiB: NULL\n"), "{}", show(&out));
+    let out = nocmsg(&["run", "--chip", &short, "-n", "1", "--no-prefix", path_str(&elf), "malloc", "600"]);
+    assert!(text(&out.stdout).starts_with("malloc 600 MiB: NULL\n"), "{}", show(&out));
 }
