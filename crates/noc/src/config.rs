@@ -60,6 +60,52 @@ impl fmt::Display for RouterPipeline {
     }
 }
 
+/// Which free output VC the VC allocator hands to a head flit that wins an output port.
+///
+/// The choice matters most with short packets: an output VC is free again as soon as a packet's tail has left, so
+/// `lowest` sends back-to-back packets into the same downstream input VC, where each waits for the one ahead to
+/// leave before its own route computation and VC allocation (one packet per input VC every three cycles with the
+/// `4stage` pipeline); the other VCs stay idle. `round-robin` spreads packets over the VCs as BookSim2's iSLIP VC
+/// allocator does (its accept pointers move past each VC they take), which is what its curves reflect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum OutVcChoice {
+    /// The lowest-numbered free VC (nocmsg's behaviour before issue 15).
+    #[default]
+    #[serde(rename = "lowest")]
+    Lowest,
+    /// The first free VC at or after the one following the VC last handed out on that output port.
+    #[serde(rename = "round-robin")]
+    RoundRobin,
+}
+
+impl OutVcChoice {
+    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutVcChoice::Lowest => "lowest",
+            OutVcChoice::RoundRobin => "round-robin",
+        }
+    }
+}
+
+impl FromStr for OutVcChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "lowest" => Ok(OutVcChoice::Lowest),
+            "round-robin" => Ok(OutVcChoice::RoundRobin),
+            _ => Err(format!("unknown output VC choice '{s}' (expected {})", OutVcChoice::NAMES.join(" or "))),
+        }
+    }
+}
+
+impl fmt::Display for OutVcChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A setting that cannot be simulated, naming the field and the allowed range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid network configuration: {field} = {value}: {reason}")]
@@ -88,6 +134,8 @@ pub struct NetworkConfig {
     pub link_latency_cycles: u32,
     pub pipeline: RouterPipeline,
     pub routing: Routing,
+    /// Which free output VC VC allocation hands out (see [`OutVcChoice`]).
+    pub out_vc_choice: OutVcChoice,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -106,6 +154,7 @@ impl Default for NetworkConfig {
             link_latency_cycles: 1,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
+            out_vc_choice: OutVcChoice::Lowest,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -200,6 +249,15 @@ mod tests {
         assert_eq!("1stage".parse::<RouterPipeline>(), Ok(RouterPipeline::OneStage));
         assert_eq!("4stage".parse::<RouterPipeline>(), Ok(RouterPipeline::FourStage));
         assert!("3stage".parse::<RouterPipeline>().unwrap_err().contains("3stage"));
+    }
+
+    #[test]
+    fn out_vc_choice_names_parse() {
+        for &name in OutVcChoice::NAMES {
+            assert_eq!(name.parse::<OutVcChoice>().unwrap().name(), name);
+        }
+        assert_eq!(NetworkConfig::default().out_vc_choice, OutVcChoice::Lowest, "today's behaviour stays the default");
+        assert!("random".parse::<OutVcChoice>().unwrap_err().contains("random"));
     }
 
     #[test]

@@ -288,7 +288,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(3 * channels, size_of::<u8>()),
+        bytes(4 * channels, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -388,6 +388,8 @@ pub struct Network {
     pub(crate) rr_va: Vec<u8>,
     pub(crate) rr_sa_in: Vec<u8>,
     pub(crate) rr_sa_out: Vec<u8>,
+    /// Per (router, output port): the output VC that VC allocation tries first (round-robin VC selection).
+    pub(crate) rr_ovc: Vec<u8>,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -510,6 +512,7 @@ impl Network {
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
             rr_sa_out: vec![0; routers * ports],
+            rr_ovc: vec![0; routers * ports],
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],
@@ -1080,6 +1083,7 @@ mod memory_tests {
             + b(&net.rr_va)
             + b(&net.rr_sa_in)
             + b(&net.rr_sa_out)
+            + b(&net.rr_ovc)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

@@ -30,7 +30,7 @@
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
 //! the router holding it, looked up when it was sent there.
 
-use crate::config::MAX_CONCENTRATION;
+use crate::config::{OutVcChoice, MAX_CONCENTRATION};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -61,6 +61,20 @@ fn free_vcs(ovcs: &[OutputVc], cycle: u64) -> u64 {
         free |= u64::from(ovc.owner == NO_OWNER && ovc.free_from <= cycle) << v;
     }
     free
+}
+
+/// The output VC that VC allocation hands out from the free ones in `free` (bit per VC, not zero) under `choice`,
+/// with the port's round-robin pointer `next` (moved past the choice).
+#[inline(always)]
+fn out_vc_choose(choice: OutVcChoice, free: u64, next: &mut u8, vcs: usize) -> usize {
+    match choice {
+        OutVcChoice::Lowest => free.trailing_zeros() as usize,
+        OutVcChoice::RoundRobin => {
+            let ov = round_robin_pick(free, u32::from(*next)) as usize;
+            *next = wrap(ov + 1, vcs) as u8;
+            ov
+        }
+    }
 }
 
 /// Visits the routers due in one cycle, specialised for one configuration class (chosen once per network).
@@ -148,7 +162,7 @@ impl Network {
         let vc = &mut self.ivc[i];
         if vc.state != VcState::Active {
             // Route computation (see `allocate`), then VC allocation (of cycle `now - GAP`, see the module
-            // docs): the first free VC of the output port. A granted VC bids for the switch right away.
+            // docs): a free VC of the output port, chosen as `out_vc_choice` says. A granted VC bids for the switch right away.
             vc.state = VcState::Routed;
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
@@ -158,7 +172,8 @@ impl Network {
                 vc.due_at = now + 1;
                 return;
             }
-            let ov = free.trailing_zeros() as usize;
+            let ov = if ONE_VC { 0 } else { self.out_vc_pick(free, r * ports + o) };
+            let vc = &mut self.ivc[i];
             vc.state = VcState::Active;
             vc.out_vc = ov as u8;
             vc.ready_at = now;
@@ -296,8 +311,8 @@ impl Network {
             while free != 0 && pending != 0 {
                 let pick = round_robin_pick(pending, start) as usize;
                 pending &= !(1 << pick);
-                let ov = free.trailing_zeros() as usize;
-                free &= free - 1;
+                let ov = self.out_vc_pick(free, r * ports + o);
+                free &= !(1 << ov);
                 self.ovc[ob + ov].owner = pick as u16;
                 let v = &mut self.ivc[base + pick];
                 v.state = VcState::Active;
@@ -387,11 +402,12 @@ impl Network {
                 let ob = base + o * vcs;
                 let (mut pending, mut free) = (requests, free_vcs(&self.ovc[ob..ob + vcs], self.now - 1));
                 let start = u32::from(self.rr_va[r * ports + o]);
+                let mut ovc_start = self.rr_ovc[r * ports + o];
                 while free != 0 && pending != 0 {
                     let pick = round_robin_pick(pending, start) as usize;
                     pending &= !(1 << pick);
-                    let ov = free.trailing_zeros() as usize;
-                    free &= free - 1;
+                    let ov = out_vc_choose(self.cfg.out_vc_choice, free, &mut ovc_start, vcs);
+                    free &= !(1 << ov);
                     out.owners.insert(ob + ov, pick as u16);
                     let vc = out.vcs.get_mut(&(base + pick)).expect("a requester");
                     vc.state = VcState::Active;
@@ -400,6 +416,13 @@ impl Network {
             }
         }
         out
+    }
+
+    /// The free output VC (bit in `free`, not zero) that VC allocation hands out next on output port `port`
+    /// (`router * ports + port`), moving that port's round-robin pointer past it.
+    #[inline(always)]
+    fn out_vc_pick(&mut self, free: u64, port: usize) -> usize {
+        out_vc_choose(self.cfg.out_vc_choice, free, &mut self.rr_ovc[port], self.vcs)
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
@@ -501,6 +524,39 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::round_robin_pick;
+    use crate::config::{NetworkConfig, OutVcChoice};
+    use crate::network::{DrainPolicy, Network};
+    use crate::types::{Cycle, NodeId};
+
+    /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
+    /// node 1 of a 2x1 mesh with four VCs arrive on.
+    fn ejection_vcs(choice: OutVcChoice, packets: u64) -> Vec<u8> {
+        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, out_vc_choice: choice, ..NetworkConfig::default() };
+        let mut net = Network::new(cfg).unwrap();
+        net.set_drain(NodeId(1), DrainPolicy::Manual);
+        for i in 0..packets {
+            net.enqueue(NodeId(0), NodeId(1), 1, i, 0);
+        }
+        net.run_until(Cycle(100)).unwrap();
+        std::iter::from_fn(|| net.eject_pop(NodeId(1))).map(|f| f.vc.0).collect()
+    }
+
+    #[test]
+    fn lowest_output_vc_reuses_the_vc_just_freed() {
+        // A one-flit packet frees its output VC as its tail leaves, so the next packets get VC 0 or 1 again.
+        let mut vcs = ejection_vcs(OutVcChoice::Lowest, 8);
+        vcs.sort();
+        vcs.dedup();
+        assert_eq!(vcs, [0, 1]);
+    }
+
+    #[test]
+    fn round_robin_output_vc_spreads_back_to_back_packets() {
+        let mut vcs = ejection_vcs(OutVcChoice::RoundRobin, 8);
+        assert_eq!(vcs.len(), 8);
+        vcs.sort();
+        assert_eq!(vcs, [0, 0, 1, 1, 2, 2, 3, 3]);
+    }
 
     #[test]
     fn round_robin_wraps_and_skips_clear_bits() {
