@@ -2,7 +2,7 @@
 //! the kind of network interface on every tile. Presets live in `chips/`. Unknown keys are errors, so a typo never
 //! silently falls back to a default.
 
-use noc::config::{NetworkConfig, OutVcChoice, RouterPipeline};
+use noc::config::{NetworkConfig, VcAllocator, RouterPipeline};
 use noc::routing::Routing;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
@@ -72,9 +72,9 @@ pub struct NetworkSection {
     pub vcs: u32,
     #[serde(default = "default_buffer")]
     pub buffer_depth_flits: u32,
-    /// Which free output VC VC allocation hands out: "lowest" or "round-robin" (see `noc::OutVcChoice`).
-    #[serde(default = "default_out_vc_choice")]
-    pub out_vc_choice: String,
+    /// The VC allocator: "lowest", "round-robin" or "islip" (see `noc::VcAllocator`).
+    #[serde(default = "default_vc_allocator")]
+    pub vc_allocator: String,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -91,7 +91,7 @@ pub struct NetworkSection {
 fn default_router() -> String {
     "1stage".into()
 }
-fn default_out_vc_choice() -> String {
+fn default_vc_allocator() -> String {
     "lowest".into()
 }
 fn default_routing() -> String {
@@ -224,7 +224,7 @@ impl ChipConfig {
     /// The network of this chip (one physical network; there are `network.networks` of them).
     pub fn network_config(&self) -> Result<NetworkConfig, String> {
         let pipeline: RouterPipeline = self.network.router.parse().map_err(|e| format!("network.router: {e}"))?;
-        let out_vc_choice: OutVcChoice = self.network.out_vc_choice.parse().map_err(|e| format!("network.out_vc_choice: {e}"))?;
+        let vc_allocator: VcAllocator = self.network.vc_allocator.parse().map_err(|e| format!("network.vc_allocator: {e}"))?;
         let routing = Routing::from_name(&self.network.routing).ok_or_else(|| {
             let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
             format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
@@ -239,7 +239,7 @@ impl ChipConfig {
             link_latency_cycles: self.network.link_latency_cycles,
             pipeline,
             routing,
-            out_vc_choice,
+            vc_allocator,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

@@ -5,7 +5,7 @@ use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use noc::{NetworkConfig, OutVcChoice, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
+use noc::{NetworkConfig, VcAllocator, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,10 +45,10 @@ pub struct TrafficArgs {
     /// Routing function: xy or yx.
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
-    /// Which free output VC VC allocation hands out: lowest or round-robin (BookSim2's iSLIP VC allocator spreads
-    /// packets over VCs like round-robin).
+    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs) or
+    /// islip (BookSim2's default).
     #[arg(long, default_value = "lowest")]
-    pub out_vc_choice: OutVcChoice,
+    pub vc_allocator: VcAllocator,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -130,7 +130,7 @@ impl TrafficArgs {
             link_latency_cycles: self.link_latency,
             pipeline: self.router,
             routing: self.routing,
-            out_vc_choice: self.out_vc_choice,
+            vc_allocator: self.vc_allocator,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };
@@ -317,13 +317,13 @@ pub fn run(args: TrafficArgs) -> Result<()> {
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "# {mesh} {} {} routing {}, {} VC x {} flits ({} output VC), {}-flit packets; zero-load latency {:.2} cycles",
+            "# {mesh} {} {} routing {}, {} VC x {} flits ({} VC allocator), {}-flit packets; zero-load latency {:.2} cycles",
             spec.pattern.name(),
             spec.network.pipeline,
             spec.network.routing.name(),
             spec.network.vcs,
             spec.network.buffer_depth_flits,
-            spec.network.out_vc_choice,
+            spec.network.vc_allocator,
             spec.packet_flits,
             points.first().map(|p| p.zero_load_latency).unwrap_or(f64::NAN)
         )?;

@@ -60,47 +60,57 @@ impl fmt::Display for RouterPipeline {
     }
 }
 
-/// Which free output VC the VC allocator hands to a head flit that wins an output port.
+/// The VC allocator: which requesting input VC gets which free output VC of the port its head is routed to.
 ///
-/// The choice matters most with short packets: an output VC is free again as soon as a packet's tail has left, so
-/// `lowest` sends back-to-back packets into the same downstream input VC, where each waits for the one ahead to
-/// leave before its own route computation and VC allocation (one packet per input VC every three cycles with the
-/// `4stage` pipeline); the other VCs stay idle. `round-robin` spreads packets over the VCs as BookSim2's iSLIP VC
-/// allocator does (its accept pointers move past each VC they take), which is what its curves reflect.
+/// The choice matters most with short packets: an output VC is free again as soon as a packet's tail has left, so an
+/// allocator that always hands out the lowest free VC sends back-to-back packets into the same downstream input VC,
+/// where each waits for the one ahead to leave before its own route computation and VC allocation (one packet per
+/// input VC every three cycles with the `4stage` pipeline) while the other VCs stay idle. Allocators that rotate
+/// over the VCs spread the packets, which is what BookSim2's curves reflect. With one VC all three are the same.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub enum OutVcChoice {
-    /// The lowest-numbered free VC (nocmsg's behaviour before issue 15).
+pub enum VcAllocator {
+    /// Separable: each output port hands its free VCs to the requesters in round-robin order, the lowest-numbered
+    /// free VC first (nocmsg's behaviour before issue 15).
     #[default]
     #[serde(rename = "lowest")]
     Lowest,
-    /// The first free VC at or after the one following the VC last handed out on that output port.
+    /// Separable like `lowest`, but each output port hands out its free VCs in round-robin order too, starting after
+    /// the VC it handed out last.
     #[serde(rename = "round-robin")]
     RoundRobin,
+    /// One iteration of iSLIP over input VCs and output VCs, as BookSim2's default (`vc_allocator = islip`): every
+    /// requester asks for all free VCs of its output port; each free output VC grants the requester at or after its
+    /// grant pointer; each requester accepts the granting VC at or after its accept pointer (over all output VCs of
+    /// the router); both pointers move past an accepted match only.
+    #[serde(rename = "islip")]
+    Islip,
 }
 
-impl OutVcChoice {
-    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin"];
+impl VcAllocator {
+    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin", "islip"];
 
     pub fn name(self) -> &'static str {
         match self {
-            OutVcChoice::Lowest => "lowest",
-            OutVcChoice::RoundRobin => "round-robin",
+            VcAllocator::Lowest => "lowest",
+            VcAllocator::RoundRobin => "round-robin",
+            VcAllocator::Islip => "islip",
         }
     }
 }
 
-impl FromStr for OutVcChoice {
+impl FromStr for VcAllocator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "lowest" => Ok(OutVcChoice::Lowest),
-            "round-robin" => Ok(OutVcChoice::RoundRobin),
-            _ => Err(format!("unknown output VC choice '{s}' (expected {})", OutVcChoice::NAMES.join(" or "))),
+            "lowest" => Ok(VcAllocator::Lowest),
+            "round-robin" => Ok(VcAllocator::RoundRobin),
+            "islip" => Ok(VcAllocator::Islip),
+            _ => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::NAMES.join(", "))),
         }
     }
 }
 
-impl fmt::Display for OutVcChoice {
+impl fmt::Display for VcAllocator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -134,8 +144,8 @@ pub struct NetworkConfig {
     pub link_latency_cycles: u32,
     pub pipeline: RouterPipeline,
     pub routing: Routing,
-    /// Which free output VC VC allocation hands out (see [`OutVcChoice`]).
-    pub out_vc_choice: OutVcChoice,
+    /// The VC allocator (see [`VcAllocator`]).
+    pub vc_allocator: VcAllocator,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -154,7 +164,7 @@ impl Default for NetworkConfig {
             link_latency_cycles: 1,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
-            out_vc_choice: OutVcChoice::Lowest,
+            vc_allocator: VcAllocator::Lowest,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -252,12 +262,12 @@ mod tests {
     }
 
     #[test]
-    fn out_vc_choice_names_parse() {
-        for &name in OutVcChoice::NAMES {
-            assert_eq!(name.parse::<OutVcChoice>().unwrap().name(), name);
+    fn vc_allocator_names_parse() {
+        for &name in VcAllocator::NAMES {
+            assert_eq!(name.parse::<VcAllocator>().unwrap().name(), name);
         }
-        assert_eq!(NetworkConfig::default().out_vc_choice, OutVcChoice::Lowest, "today's behaviour stays the default");
-        assert!("random".parse::<OutVcChoice>().unwrap_err().contains("random"));
+        assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
+        assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
     }
 
     #[test]

@@ -288,7 +288,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(4 * channels, size_of::<u8>()),
+        bytes(4 * channels + 2 * n_ivc, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -390,6 +390,10 @@ pub struct Network {
     pub(crate) rr_sa_out: Vec<u8>,
     /// Per (router, output port): the output VC that VC allocation tries first (round-robin VC selection).
     pub(crate) rr_ovc: Vec<u8>,
+    /// iSLIP VC allocation pointers: grant pointer per router output VC (indexed like `ovc`), accept pointer per
+    /// input VC (indexed like `ivc`).
+    pub(crate) va_grant_ptr: Vec<u8>,
+    pub(crate) va_accept_ptr: Vec<u8>,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -513,6 +517,8 @@ impl Network {
             rr_sa_in: vec![0; routers * ports],
             rr_sa_out: vec![0; routers * ports],
             rr_ovc: vec![0; routers * ports],
+            va_grant_ptr: vec![0; routers * ports * vcs],
+            va_accept_ptr: vec![0; routers * ports * vcs],
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],
@@ -1084,6 +1090,8 @@ mod memory_tests {
             + b(&net.rr_sa_in)
             + b(&net.rr_sa_out)
             + b(&net.rr_ovc)
+            + b(&net.va_grant_ptr)
+            + b(&net.va_accept_ptr)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

@@ -7,7 +7,7 @@
 //!   stay within [0, depth]), and once drained every credit is back home;
 //! * debug clocking (visit everything every cycle) gives exactly the same ejection log.
 
-use noc::{DrainPolicy, Network, NetworkConfig, NodeId, OutVcChoice, RouterPipeline, Routing};
+use noc::{DrainPolicy, Network, NetworkConfig, NodeId, VcAllocator, RouterPipeline, Routing};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -41,7 +41,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 link_latency_cycles: link,
                 pipeline: if four { RouterPipeline::FourStage } else { RouterPipeline::OneStage },
                 routing: if xy { Routing::Xy } else { Routing::Yx },
-                out_vc_choice: if raw.len() % 2 == 0 { OutVcChoice::Lowest } else { OutVcChoice::RoundRobin },
+                vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip][raw.len() % 3],
                 watchdog_cycles: 5_000,
             };
             let nodes = w * h * c;
