@@ -79,6 +79,9 @@ pub struct NetworkSection {
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
     pub link_latency_cycles: u32,
+    /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub injection_channel_cycles: u32,
     #[serde(default = "default_eject")]
     pub eject_queue_flits: u32,
     /// Independent physical networks.
@@ -237,6 +240,7 @@ impl ChipConfig {
             buffer_depth_flits: self.network.buffer_depth_flits,
             credit_delay_cycles: self.network.credit_delay_cycles,
             link_latency_cycles: self.network.link_latency_cycles,
+            injection_channel_cycles: self.network.injection_channel_cycles,
             pipeline,
             routing,
             vc_allocator,

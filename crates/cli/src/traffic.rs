@@ -53,6 +53,9 @@ pub struct TrafficArgs {
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
     pub link_latency: u32,
+    /// Cycles from injection to the router's input buffer (BookSim2: 2).
+    #[arg(long, default_value_t = 1)]
+    pub injection_channel_cycles: u32,
     /// Depth of each node's ejection queue (per VC).
     #[arg(long, default_value_t = 16)]
     pub eject_queue_flits: u32,
@@ -128,6 +131,7 @@ impl TrafficArgs {
             buffer_depth_flits: self.buffer_flits,
             credit_delay_cycles: self.credit_delay,
             link_latency_cycles: self.link_latency,
+            injection_channel_cycles: self.injection_channel_cycles,
             pipeline: self.router,
             routing: self.routing,
             vc_allocator: self.vc_allocator,

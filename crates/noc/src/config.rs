@@ -142,6 +142,10 @@ pub struct NetworkConfig {
     pub credit_delay_cycles: u32,
     /// Cycles a flit spends on a router-to-router link.
     pub link_latency_cycles: u32,
+    /// Cycles from a head entering the injection channel (the cycle it counts as injected) until it is in the
+    /// router's input buffer: 1 by default; 2 as in BookSim2, whose source writes a flit onto the injection channel
+    /// in one cycle and whose channel delivers it in the next, like every other channel there.
+    pub injection_channel_cycles: u32,
     pub pipeline: RouterPipeline,
     pub routing: Routing,
     /// The VC allocator (see [`VcAllocator`]).
@@ -162,6 +166,7 @@ impl Default for NetworkConfig {
             buffer_depth_flits: 8,
             credit_delay_cycles: 1,
             link_latency_cycles: 1,
+            injection_channel_cycles: 1,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Lowest,
@@ -191,6 +196,7 @@ impl NetworkConfig {
         check("buffer_depth_flits", self.buffer_depth_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
+        check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
         check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;
@@ -225,11 +231,11 @@ impl NetworkConfig {
     /// Zero-load latency of one packet, from the cycle its head enters the injection channel to the cycle its tail
     /// is in the destination's ejection queue, when it crosses `routers` routers (`hops + 1`).
     ///
-    /// Injection channel 1 cycle; each router `stages` cycles; each link `link_latency_cycles`; ejection channel
+    /// Injection channel `injection_channel_cycles` (1 by default); each router `stages` cycles; each link `link_latency_cycles`; ejection channel
     /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
-        1 + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+        u64::from(self.injection_channel_cycles) + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
     }
 }
 
@@ -278,6 +284,8 @@ mod tests {
         // Each extra hop costs 4 router stages + 1 link cycle; each extra flit one cycle.
         assert_eq!(cfg.zero_load_latency(3, 1), 16);
         assert_eq!(cfg.zero_load_latency(3, 4), 19);
+        let booksim = NetworkConfig { injection_channel_cycles: 2, ..Default::default() };
+        assert_eq!(booksim.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
         let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);

@@ -213,6 +213,8 @@ pub(crate) struct Timing {
     /// Cycles from winning the switch to being in the destination's ejection queue.
     pub to_eject: u64,
     pub credit_delay: u64,
+    /// Cycles from injection to the router's input buffer.
+    pub inject: u64,
 }
 
 impl Timing {
@@ -224,13 +226,14 @@ impl Timing {
             to_next_buffer: cfg.switch_to_next_buffer_cycles(),
             to_eject: cfg.switch_to_eject_cycles(),
             credit_delay: u64::from(cfg.credit_delay_cycles),
+            inject: u64::from(cfg.injection_channel_cycles),
         }
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
     /// trip to the next buffer plus its stage gap, or a credit's return.
     fn calendar_span(&self) -> u64 {
-        self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay
+        (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
     }
 }
 
@@ -909,7 +912,7 @@ impl Network {
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
         let route = if seq == 0 { self.route_port(router, dst) } else { 0 };
-        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags, route });
+        self.push_input(router, i, Flit { arrival: now + self.timing.inject, packet: pid, seq, flags, route });
         self.flits_in_network += 1;
         self.last_progress = now;
         let node = &mut self.nodes[n];
