@@ -82,6 +82,9 @@ pub struct NetworkSection {
     /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub injection_channel_cycles: u32,
+    /// 4stage: body flits bid for the switch in the cycle they are written (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub body_bids_on_arrival: bool,
     #[serde(default = "default_eject")]
     pub eject_queue_flits: u32,
     /// Independent physical networks.
@@ -241,6 +244,7 @@ impl ChipConfig {
             credit_delay_cycles: self.network.credit_delay_cycles,
             link_latency_cycles: self.network.link_latency_cycles,
             injection_channel_cycles: self.network.injection_channel_cycles,
+            body_bids_on_arrival: self.network.body_bids_on_arrival,
             pipeline,
             routing,
             vc_allocator,

@@ -56,6 +56,9 @@ pub struct TrafficArgs {
     /// Cycles from injection to the router's input buffer (BookSim2: 2).
     #[arg(long, default_value_t = 1)]
     pub injection_channel_cycles: u32,
+    /// 4stage: body flits bid for the switch in the cycle they are written (BookSim2) rather than the next.
+    #[arg(long)]
+    pub body_bids_on_arrival: bool,
     /// Depth of each node's ejection queue (per VC).
     #[arg(long, default_value_t = 16)]
     pub eject_queue_flits: u32,
@@ -132,6 +135,7 @@ impl TrafficArgs {
             credit_delay_cycles: self.credit_delay,
             link_latency_cycles: self.link_latency,
             injection_channel_cycles: self.injection_channel_cycles,
+            body_bids_on_arrival: self.body_bids_on_arrival,
             pipeline: self.router,
             routing: self.routing,
             vc_allocator: self.vc_allocator,

@@ -146,6 +146,12 @@ pub struct NetworkConfig {
     /// router's input buffer: 1 by default; 2 as in BookSim2, whose source writes a flit onto the injection channel
     /// in one cycle and whose channel delivers it in the next, like every other channel there.
     pub injection_channel_cycles: u32,
+    /// With `4stage`, whether a body flit may bid for the switch in the cycle it is written into an input buffer
+    /// (BookSim2's input queuing: a flit read from the channel joins switch allocation at once) rather than from the
+    /// next cycle (default). It shortens the credit loop of a stream of body flits from 6 to 5 cycles (flit sent,
+    /// traversal, link, bid downstream, credit back), which is what a buffer shallower than that loop delivers;
+    /// `1stage` always bids on arrival.
+    pub body_bids_on_arrival: bool,
     pub pipeline: RouterPipeline,
     pub routing: Routing,
     /// The VC allocator (see [`VcAllocator`]).
@@ -167,6 +173,7 @@ impl Default for NetworkConfig {
             credit_delay_cycles: 1,
             link_latency_cycles: 1,
             injection_channel_cycles: 1,
+            body_bids_on_arrival: false,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Lowest,

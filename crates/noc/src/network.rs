@@ -215,6 +215,8 @@ pub(crate) struct Timing {
     pub credit_delay: u64,
     /// Cycles from injection to the router's input buffer.
     pub inject: u64,
+    /// Cycles from a body flit's write into an input buffer to its first switch bid.
+    pub body_gap: u64,
 }
 
 impl Timing {
@@ -227,6 +229,7 @@ impl Timing {
             to_eject: cfg.switch_to_eject_cycles(),
             credit_delay: u64::from(cfg.credit_delay_cycles),
             inject: u64::from(cfg.injection_channel_cycles),
+            body_gap: if cfg.body_bids_on_arrival { 0 } else { traversal },
         }
     }
 
@@ -319,14 +322,15 @@ pub(crate) fn memory(cfg: &NetworkConfig) -> NetworkMemory {
 /// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
 /// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
 /// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + stage_gap`, together with the
-/// switch bids of that cycle (see `router`), so the head of an idle VC is due then.
+/// switch bids of that cycle (see `router`), so the head of an idle VC is due then. A body flit bids `body_gap`
+/// cycles after it was written (`stage_gap`, or 0 with `body_bids_on_arrival`).
 #[inline]
-pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64) -> u64 {
+pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64, body_gap: u64) -> u64 {
     match vc.state {
         VcState::Idle => flit.arrival.max(vc.ready_at) + 2 * stage_gap,
         VcState::Routed => vc.ready_at,
         VcState::Active if flit.is_head() => vc.ready_at,
-        VcState::Active => flit.arrival + stage_gap,
+        VcState::Active => flit.arrival + body_gap,
     }
 }
 
@@ -812,7 +816,7 @@ impl Network {
         vc.len += 1;
         if behind == 0 {
             vc.front = flit;
-            let due = flit_due(vc, &flit, self.timing.stage_gap);
+            let due = flit_due(vc, &flit, self.timing.stage_gap, self.timing.body_gap);
             vc.due_at = due;
             if vc.state == VcState::Idle {
                 // A head reached the front: its route is the VC's output port from now on.
@@ -838,7 +842,7 @@ impl Network {
         if vc.len == 0 {
             return u64::MAX;
         }
-        flit_due(vc, &vc.front, self.timing.stage_gap)
+        flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {

@@ -40,6 +40,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 credit_delay_cycles: credit,
                 link_latency_cycles: link,
                 injection_channel_cycles: 1 + (raw.len() % 2) as u32,
+                body_bids_on_arrival: raw.len() % 5 < 2,
                 pipeline: if four { RouterPipeline::FourStage } else { RouterPipeline::OneStage },
                 routing: if xy { Routing::Xy } else { Routing::Yx },
                 vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip][raw.len() % 3],
