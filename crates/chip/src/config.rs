@@ -2,7 +2,7 @@
 //! the kind of network interface on every tile. Presets live in `chips/`. Unknown keys are errors, so a typo never
 //! silently falls back to a default.
 
-use noc::config::{NetworkConfig, VcAllocator, RouterPipeline};
+use noc::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use noc::routing::Routing;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,9 @@ pub struct NetworkSection {
     /// The VC allocator: "lowest", "round-robin" or "islip" (see `noc::VcAllocator`).
     #[serde(default = "default_vc_allocator")]
     pub vc_allocator: String,
+    /// The switch allocator: "input-first" or "islip" (see `noc::SwAllocator`).
+    #[serde(default = "default_sw_allocator")]
+    pub sw_allocator: String,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -99,6 +102,9 @@ fn default_router() -> String {
 }
 fn default_vc_allocator() -> String {
     "lowest".into()
+}
+fn default_sw_allocator() -> String {
+    "input-first".into()
 }
 fn default_routing() -> String {
     "xy".into()
@@ -231,6 +237,7 @@ impl ChipConfig {
     pub fn network_config(&self) -> Result<NetworkConfig, String> {
         let pipeline: RouterPipeline = self.network.router.parse().map_err(|e| format!("network.router: {e}"))?;
         let vc_allocator: VcAllocator = self.network.vc_allocator.parse().map_err(|e| format!("network.vc_allocator: {e}"))?;
+        let sw_allocator: SwAllocator = self.network.sw_allocator.parse().map_err(|e| format!("network.sw_allocator: {e}"))?;
         let routing = Routing::from_name(&self.network.routing).ok_or_else(|| {
             let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
             format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
@@ -248,6 +255,7 @@ impl ChipConfig {
             pipeline,
             routing,
             vc_allocator,
+            sw_allocator,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

@@ -5,7 +5,7 @@ use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use noc::{NetworkConfig, VcAllocator, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
+use noc::{NetworkConfig, SwAllocator, VcAllocator, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,6 +49,9 @@ pub struct TrafficArgs {
     /// islip (BookSim2's default).
     #[arg(long, default_value = "lowest")]
     pub vc_allocator: VcAllocator,
+    /// Switch allocator: input-first (separable) or islip (BookSim2's default).
+    #[arg(long, default_value = "input-first")]
+    pub sw_allocator: SwAllocator,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -139,6 +142,7 @@ impl TrafficArgs {
             pipeline: self.router,
             routing: self.routing,
             vc_allocator: self.vc_allocator,
+            sw_allocator: self.sw_allocator,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };

@@ -116,6 +116,51 @@ impl fmt::Display for VcAllocator {
     }
 }
 
+/// The switch allocator: which bidding input VCs cross the switch in a cycle (at most one per input and output port).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum SwAllocator {
+    /// Separable input-first: each input port picks one bidding VC (round-robin), then each output port picks one
+    /// of the inputs whose choice asks for it (round-robin); pointers move past granted choices only. An input
+    /// whose chosen VC loses at its output sends nothing that cycle (nocmsg's behaviour before issue 15).
+    #[default]
+    #[serde(rename = "input-first")]
+    InputFirst,
+    /// One iteration of iSLIP over ports, as BookSim2's default (`sw_allocator = islip`): each input port asks for
+    /// every output port one of its VCs bids for (per pair, the VC at or after the input's round-robin pointer);
+    /// each output grants the requesting input at or after its grant pointer; each input accepts the granting
+    /// output at or after its accept pointer; pointers move past accepted matches only.
+    #[serde(rename = "islip")]
+    Islip,
+}
+
+impl SwAllocator {
+    pub const NAMES: &'static [&'static str] = &["input-first", "islip"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SwAllocator::InputFirst => "input-first",
+            SwAllocator::Islip => "islip",
+        }
+    }
+}
+
+impl FromStr for SwAllocator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "input-first" => Ok(SwAllocator::InputFirst),
+            "islip" => Ok(SwAllocator::Islip),
+            _ => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::NAMES.join(", "))),
+        }
+    }
+}
+
+impl fmt::Display for SwAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A setting that cannot be simulated, naming the field and the allowed range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid network configuration: {field} = {value}: {reason}")]
@@ -156,6 +201,8 @@ pub struct NetworkConfig {
     pub routing: Routing,
     /// The VC allocator (see [`VcAllocator`]).
     pub vc_allocator: VcAllocator,
+    /// The switch allocator (see [`SwAllocator`]).
+    pub sw_allocator: SwAllocator,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -177,6 +224,7 @@ impl Default for NetworkConfig {
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Lowest,
+            sw_allocator: SwAllocator::InputFirst,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -281,6 +329,10 @@ mod tests {
         }
         assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
         assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
+        for &name in SwAllocator::NAMES {
+            assert_eq!(name.parse::<SwAllocator>().unwrap().name(), name);
+        }
+        assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::InputFirst, "today's behaviour stays the default");
     }
 
     #[test]

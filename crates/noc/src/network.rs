@@ -294,7 +294,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(4 * channels + 2 * n_ivc, size_of::<u8>()),
+        bytes(5 * channels + 2 * n_ivc, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -401,6 +401,8 @@ pub struct Network {
     /// input VC (indexed like `ivc`).
     pub(crate) va_grant_ptr: Vec<u8>,
     pub(crate) va_accept_ptr: Vec<u8>,
+    /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
+    pub(crate) sa_accept_ptr: Vec<u8>,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -526,6 +528,7 @@ impl Network {
             rr_ovc: vec![0; routers * ports],
             va_grant_ptr: vec![0; routers * ports * vcs],
             va_accept_ptr: vec![0; routers * ports * vcs],
+            sa_accept_ptr: vec![0; routers * ports],
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],
@@ -1099,6 +1102,7 @@ mod memory_tests {
             + b(&net.rr_ovc)
             + b(&net.va_grant_ptr)
             + b(&net.va_accept_ptr)
+            + b(&net.sa_accept_ptr)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

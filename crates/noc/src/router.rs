@@ -32,7 +32,7 @@
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
 //! the router holding it, looked up when it was sent there.
 
-use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
+use crate::config::{SwAllocator, VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -245,6 +245,8 @@ impl Network {
             self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             if !ONE_VC {
                 self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+                // iSLIP's accept pointer moves too (unused by the input-first allocator).
+                self.sa_accept_ptr[r * ports + p] = wrap(out_port + 1, ports) as u8;
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -405,7 +407,9 @@ impl Network {
             }
         }
 
-        if sa_req != 0 {
+        if !ONE_VC && sa_req != 0 && self.cfg.sw_allocator == SwAllocator::Islip {
+            self.switch_islip::<FIVE_PORTS>(r, sa_req, now);
+        } else if sa_req != 0 {
             // Switch allocation, input stage: one VC per input port.
             let vc_mask = (1u64 << vcs) - 1;
             let mut chosen = [0u8; MAX_PORTS];
@@ -447,6 +451,68 @@ impl Network {
                 sa_req &= sa_req - 1;
                 self.ivc[base + l].due_at = now + 1;
             }
+        }
+    }
+
+    /// Switch allocation by one iteration of iSLIP over ports (see [`SwAllocator::Islip`]) for the bidding VCs
+    /// `sa_req` (bits by local index) of router `r`; the winners traverse, the others bid again next cycle.
+    #[inline(never)]
+    fn switch_islip<const FIVE_PORTS: bool>(&mut self, r: usize, mut sa_req: u64, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let vcs = self.vcs;
+        let base = r * ports * vcs;
+        let vc_mask = (1u64 << vcs) - 1;
+        // Requests: per (input, output) pair the VC nearest at or after the input's pointer (BookSim2 keeps one
+        // label per pair the same way).
+        let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
+        let mut in_req = [0u64; MAX_PORTS];
+        let mut out_req = [0u64; MAX_PORTS];
+        let mut out_ports = 0u64;
+        let mut req = sa_req;
+        while req != 0 {
+            let p = self.port_of_bit[req.trailing_zeros() as usize] as usize;
+            let mut bits = (req >> (p * vcs)) & vc_mask;
+            req &= !(vc_mask << (p * vcs));
+            let start = u32::from(self.rr_sa_in[r * ports + p]);
+            while bits != 0 {
+                let v = round_robin_pick(bits, start) as usize;
+                bits &= !(1 << v);
+                let o = self.ivc[base + p * vcs + v].out_port as usize;
+                if in_req[p] & (1 << o) == 0 {
+                    in_req[p] |= 1 << o;
+                    label[p][o] = v as u8;
+                    out_req[o] |= 1 << p;
+                    out_ports |= 1 << o;
+                }
+            }
+        }
+        // Grant: each output port takes the requesting input at or after its pointer.
+        let mut grants = [0u64; MAX_PORTS];
+        let mut granted = 0u64;
+        while out_ports != 0 {
+            let o = out_ports.trailing_zeros() as usize;
+            out_ports &= out_ports - 1;
+            let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
+            grants[p] |= 1 << o;
+            granted |= 1 << p;
+        }
+        // Accept: each granted input takes the granting output at or after its pointer; the winner traverses.
+        while granted != 0 {
+            let p = granted.trailing_zeros() as usize;
+            granted &= granted - 1;
+            let o = round_robin_pick(grants[p], u32::from(self.sa_accept_ptr[r * ports + p])) as usize;
+            let v = label[p][o] as usize;
+            self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
+            self.sa_accept_ptr[r * ports + p] = wrap(o + 1, ports) as u8;
+            self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+            self.traverse::<false, FIVE_PORTS>(r, p, v, now);
+            sa_req &= !(1 << (p * vcs + v));
+        }
+        // Bids that lost go again next cycle.
+        while sa_req != 0 {
+            let l = sa_req.trailing_zeros() as usize;
+            sa_req &= sa_req - 1;
+            self.ivc[base + l].due_at = now + 1;
         }
     }
 
