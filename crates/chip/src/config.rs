@@ -2,7 +2,7 @@
 //! the kind of network interface on every tile. Presets live in `chips/`. Unknown keys are errors, so a typo never
 //! silently falls back to a default.
 
-use noc::config::{NetworkConfig, RouterPipeline};
+use noc::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use noc::routing::Routing;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
@@ -72,10 +72,22 @@ pub struct NetworkSection {
     pub vcs: u32,
     #[serde(default = "default_buffer")]
     pub buffer_depth_flits: u32,
+    /// The VC allocator: "lowest", "round-robin" or "islip" (see `noc::VcAllocator`).
+    #[serde(default = "default_vc_allocator")]
+    pub vc_allocator: String,
+    /// The switch allocator: "input-first" or "islip" (see `noc::SwAllocator`).
+    #[serde(default = "default_sw_allocator")]
+    pub sw_allocator: String,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
     pub link_latency_cycles: u32,
+    /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub injection_channel_cycles: u32,
+    /// 4stage: body flits bid for the switch in the cycle they are written (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub body_bids_on_arrival: bool,
     #[serde(default = "default_eject")]
     pub eject_queue_flits: u32,
     /// Independent physical networks.
@@ -87,6 +99,12 @@ pub struct NetworkSection {
 
 fn default_router() -> String {
     "1stage".into()
+}
+fn default_vc_allocator() -> String {
+    "lowest".into()
+}
+fn default_sw_allocator() -> String {
+    "input-first".into()
 }
 fn default_routing() -> String {
     "xy".into()
@@ -218,6 +236,8 @@ impl ChipConfig {
     /// The network of this chip (one physical network; there are `network.networks` of them).
     pub fn network_config(&self) -> Result<NetworkConfig, String> {
         let pipeline: RouterPipeline = self.network.router.parse().map_err(|e| format!("network.router: {e}"))?;
+        let vc_allocator: VcAllocator = self.network.vc_allocator.parse().map_err(|e| format!("network.vc_allocator: {e}"))?;
+        let sw_allocator: SwAllocator = self.network.sw_allocator.parse().map_err(|e| format!("network.sw_allocator: {e}"))?;
         let routing = Routing::from_name(&self.network.routing).ok_or_else(|| {
             let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
             format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
@@ -230,8 +250,12 @@ impl ChipConfig {
             buffer_depth_flits: self.network.buffer_depth_flits,
             credit_delay_cycles: self.network.credit_delay_cycles,
             link_latency_cycles: self.network.link_latency_cycles,
+            injection_channel_cycles: self.network.injection_channel_cycles,
+            body_bids_on_arrival: self.network.body_bids_on_arrival,
             pipeline,
             routing,
+            vc_allocator,
+            sw_allocator,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

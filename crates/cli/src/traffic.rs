@@ -5,7 +5,7 @@ use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use noc::{NetworkConfig, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
+use noc::{NetworkConfig, SwAllocator, VcAllocator, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,10 +45,23 @@ pub struct TrafficArgs {
     /// Routing function: xy or yx.
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
+    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs) or
+    /// islip (BookSim2's default).
+    #[arg(long, default_value = "lowest")]
+    pub vc_allocator: VcAllocator,
+    /// Switch allocator: input-first (separable) or islip (BookSim2's default).
+    #[arg(long, default_value = "input-first")]
+    pub sw_allocator: SwAllocator,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
     pub link_latency: u32,
+    /// Cycles from injection to the router's input buffer (BookSim2: 2).
+    #[arg(long, default_value_t = 1)]
+    pub injection_channel_cycles: u32,
+    /// 4stage: body flits bid for the switch in the cycle they are written (BookSim2) rather than the next.
+    #[arg(long)]
+    pub body_bids_on_arrival: bool,
     /// Depth of each node's ejection queue (per VC).
     #[arg(long, default_value_t = 16)]
     pub eject_queue_flits: u32,
@@ -124,8 +137,12 @@ impl TrafficArgs {
             buffer_depth_flits: self.buffer_flits,
             credit_delay_cycles: self.credit_delay,
             link_latency_cycles: self.link_latency,
+            injection_channel_cycles: self.injection_channel_cycles,
+            body_bids_on_arrival: self.body_bids_on_arrival,
             pipeline: self.router,
             routing: self.routing,
+            vc_allocator: self.vc_allocator,
+            sw_allocator: self.sw_allocator,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };
@@ -312,12 +329,13 @@ pub fn run(args: TrafficArgs) -> Result<()> {
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "# {mesh} {} {} routing {}, {} VC x {} flits, {}-flit packets; zero-load latency {:.2} cycles",
+            "# {mesh} {} {} routing {}, {} VC x {} flits ({} VC allocator), {}-flit packets; zero-load latency {:.2} cycles",
             spec.pattern.name(),
             spec.network.pipeline,
             spec.network.routing.name(),
             spec.network.vcs,
             spec.network.buffer_depth_flits,
+            spec.network.vc_allocator,
             spec.packet_flits,
             points.first().map(|p| p.zero_load_latency).unwrap_or(f64::NAN)
         )?;

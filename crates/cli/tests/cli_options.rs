@@ -36,7 +36,7 @@ fn every_traffic_and_deadlock_demo_option_runs() {
         &[
             "traffic", "--mesh", "4x4", "--concentration", "2", "--networks", "2", "--pattern", "hotspot", "--hotspot-nodes",
             "1,2", "--hotspot-fraction", "0.3", "--rates", "0.02:0.04:0.02", "--packet-flits", "4", "--buffer-flits", "16",
-            "--vcs", "2", "--router", "1stage", "--routing", "yx", "--credit-delay", "2", "--link-latency", "2",
+            "--vcs", "2", "--router", "1stage", "--routing", "yx", "--vc-allocator", "round-robin", "--sw-allocator", "islip", "--credit-delay", "2", "--link-latency", "2", "--injection-channel-cycles", "2", "--body-bids-on-arrival",
             "--eject-queue-flits", "8", "--seed", "7", "--warmup", "10", "--measure", "200", "--drain-limit", "1000",
             "--max-queue-flits", "100", "--watchdog", "500", "--jobs", "2", "--visit-all", "--json", "out.json", "--csv",
             "out.csv", "--quiet",

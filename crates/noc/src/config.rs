@@ -60,6 +60,107 @@ impl fmt::Display for RouterPipeline {
     }
 }
 
+/// The VC allocator: which requesting input VC gets which free output VC of the port its head is routed to.
+///
+/// The choice matters most with short packets: an output VC is free again as soon as a packet's tail has left, so an
+/// allocator that always hands out the lowest free VC sends back-to-back packets into the same downstream input VC,
+/// where each waits for the one ahead to leave before its own route computation and VC allocation (one packet per
+/// input VC every three cycles with the `4stage` pipeline) while the other VCs stay idle. Allocators that rotate
+/// over the VCs spread the packets, which is what BookSim2's curves reflect. With one VC all three are the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum VcAllocator {
+    /// Separable: each output port hands its free VCs to the requesters in round-robin order, the lowest-numbered
+    /// free VC first (nocmsg's behaviour before issue 15).
+    #[default]
+    #[serde(rename = "lowest")]
+    Lowest,
+    /// Separable like `lowest`, but each output port hands out its free VCs in round-robin order too, starting after
+    /// the VC it handed out last.
+    #[serde(rename = "round-robin")]
+    RoundRobin,
+    /// One iteration of iSLIP over input VCs and output VCs, as BookSim2's default (`vc_allocator = islip`): every
+    /// requester asks for all free VCs of its output port; each free output VC grants the requester at or after its
+    /// grant pointer; each requester accepts the granting VC at or after its accept pointer (over all output VCs of
+    /// the router); both pointers move past an accepted match only.
+    #[serde(rename = "islip")]
+    Islip,
+}
+
+impl VcAllocator {
+    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin", "islip"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VcAllocator::Lowest => "lowest",
+            VcAllocator::RoundRobin => "round-robin",
+            VcAllocator::Islip => "islip",
+        }
+    }
+}
+
+impl FromStr for VcAllocator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "lowest" => Ok(VcAllocator::Lowest),
+            "round-robin" => Ok(VcAllocator::RoundRobin),
+            "islip" => Ok(VcAllocator::Islip),
+            _ => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::NAMES.join(", "))),
+        }
+    }
+}
+
+impl fmt::Display for VcAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The switch allocator: which bidding input VCs cross the switch in a cycle (at most one per input and output port).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum SwAllocator {
+    /// Separable input-first: each input port picks one bidding VC (round-robin), then each output port picks one
+    /// of the inputs whose choice asks for it (round-robin); pointers move past granted choices only. An input
+    /// whose chosen VC loses at its output sends nothing that cycle (nocmsg's behaviour before issue 15).
+    #[default]
+    #[serde(rename = "input-first")]
+    InputFirst,
+    /// One iteration of iSLIP over ports, as BookSim2's default (`sw_allocator = islip`): each input port asks for
+    /// every output port one of its VCs bids for (per pair, the VC at or after the input's round-robin pointer);
+    /// each output grants the requesting input at or after its grant pointer; each input accepts the granting
+    /// output at or after its accept pointer; pointers move past accepted matches only.
+    #[serde(rename = "islip")]
+    Islip,
+}
+
+impl SwAllocator {
+    pub const NAMES: &'static [&'static str] = &["input-first", "islip"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SwAllocator::InputFirst => "input-first",
+            SwAllocator::Islip => "islip",
+        }
+    }
+}
+
+impl FromStr for SwAllocator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "input-first" => Ok(SwAllocator::InputFirst),
+            "islip" => Ok(SwAllocator::Islip),
+            _ => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::NAMES.join(", "))),
+        }
+    }
+}
+
+impl fmt::Display for SwAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A setting that cannot be simulated, naming the field and the allowed range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid network configuration: {field} = {value}: {reason}")]
@@ -86,8 +187,22 @@ pub struct NetworkConfig {
     pub credit_delay_cycles: u32,
     /// Cycles a flit spends on a router-to-router link.
     pub link_latency_cycles: u32,
+    /// Cycles from a head entering the injection channel (the cycle it counts as injected) until it is in the
+    /// router's input buffer: 1 by default; 2 as in BookSim2, whose source writes a flit onto the injection channel
+    /// in one cycle and whose channel delivers it in the next, like every other channel there.
+    pub injection_channel_cycles: u32,
+    /// With `4stage`, whether a body flit may bid for the switch in the cycle it is written into an input buffer
+    /// (BookSim2's input queuing: a flit read from the channel joins switch allocation at once) rather than from the
+    /// next cycle (default). It shortens the credit loop of a stream of body flits from 6 to 5 cycles (flit sent,
+    /// traversal, link, bid downstream, credit back), which is what a buffer shallower than that loop delivers;
+    /// `1stage` always bids on arrival.
+    pub body_bids_on_arrival: bool,
     pub pipeline: RouterPipeline,
     pub routing: Routing,
+    /// The VC allocator (see [`VcAllocator`]).
+    pub vc_allocator: VcAllocator,
+    /// The switch allocator (see [`SwAllocator`]).
+    pub sw_allocator: SwAllocator,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -104,8 +219,12 @@ impl Default for NetworkConfig {
             buffer_depth_flits: 8,
             credit_delay_cycles: 1,
             link_latency_cycles: 1,
+            injection_channel_cycles: 1,
+            body_bids_on_arrival: false,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
+            vc_allocator: VcAllocator::Lowest,
+            sw_allocator: SwAllocator::InputFirst,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -132,6 +251,7 @@ impl NetworkConfig {
         check("buffer_depth_flits", self.buffer_depth_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
+        check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
         check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;
@@ -166,11 +286,11 @@ impl NetworkConfig {
     /// Zero-load latency of one packet, from the cycle its head enters the injection channel to the cycle its tail
     /// is in the destination's ejection queue, when it crosses `routers` routers (`hops + 1`).
     ///
-    /// Injection channel 1 cycle; each router `stages` cycles; each link `link_latency_cycles`; ejection channel
+    /// Injection channel `injection_channel_cycles` (1 by default); each router `stages` cycles; each link `link_latency_cycles`; ejection channel
     /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
-        1 + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+        u64::from(self.injection_channel_cycles) + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
     }
 }
 
@@ -203,6 +323,19 @@ mod tests {
     }
 
     #[test]
+    fn vc_allocator_names_parse() {
+        for &name in VcAllocator::NAMES {
+            assert_eq!(name.parse::<VcAllocator>().unwrap().name(), name);
+        }
+        assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
+        assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
+        for &name in SwAllocator::NAMES {
+            assert_eq!(name.parse::<SwAllocator>().unwrap().name(), name);
+        }
+        assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::InputFirst, "today's behaviour stays the default");
+    }
+
+    #[test]
     fn zero_load_latency_formula() {
         // 4-stage, one router (source and destination share it): inject 1 + router 4 + eject 1.
         let cfg = NetworkConfig::default();
@@ -210,6 +343,8 @@ mod tests {
         // Each extra hop costs 4 router stages + 1 link cycle; each extra flit one cycle.
         assert_eq!(cfg.zero_load_latency(3, 1), 16);
         assert_eq!(cfg.zero_load_latency(3, 4), 19);
+        let booksim = NetworkConfig { injection_channel_cycles: 2, ..Default::default() };
+        assert_eq!(booksim.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
         let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);

@@ -26,7 +26,7 @@ pub mod traffic;
 pub mod types;
 pub mod watchdog;
 
-pub use config::{ConfigError, NetworkConfig, RouterPipeline};
+pub use config::{ConfigError, NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 pub use endpoint::{EjectFront, Undrained};
 pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network, NetworkMemory};
 pub use routing::Routing;

@@ -213,6 +213,10 @@ pub(crate) struct Timing {
     /// Cycles from winning the switch to being in the destination's ejection queue.
     pub to_eject: u64,
     pub credit_delay: u64,
+    /// Cycles from injection to the router's input buffer.
+    pub inject: u64,
+    /// Cycles from a body flit's write into an input buffer to its first switch bid.
+    pub body_gap: u64,
 }
 
 impl Timing {
@@ -224,13 +228,15 @@ impl Timing {
             to_next_buffer: cfg.switch_to_next_buffer_cycles(),
             to_eject: cfg.switch_to_eject_cycles(),
             credit_delay: u64::from(cfg.credit_delay_cycles),
+            inject: u64::from(cfg.injection_channel_cycles),
+            body_gap: if cfg.body_bids_on_arrival { 0 } else { traversal },
         }
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
     /// trip to the next buffer plus its stage gap, or a credit's return.
     fn calendar_span(&self) -> u64 {
-        self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay
+        (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
     }
 }
 
@@ -288,7 +294,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(3 * channels, size_of::<u8>()),
+        bytes(5 * channels + 2 * n_ivc, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -316,14 +322,15 @@ pub(crate) fn memory(cfg: &NetworkConfig) -> NetworkMemory {
 /// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
 /// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
 /// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + stage_gap`, together with the
-/// switch bids of that cycle (see `router`), so the head of an idle VC is due then.
+/// switch bids of that cycle (see `router`), so the head of an idle VC is due then. A body flit bids `body_gap`
+/// cycles after it was written (`stage_gap`, or 0 with `body_bids_on_arrival`).
 #[inline]
-pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64) -> u64 {
+pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64, body_gap: u64) -> u64 {
     match vc.state {
         VcState::Idle => flit.arrival.max(vc.ready_at) + 2 * stage_gap,
         VcState::Routed => vc.ready_at,
         VcState::Active if flit.is_head() => vc.ready_at,
-        VcState::Active => flit.arrival + stage_gap,
+        VcState::Active => flit.arrival + body_gap,
     }
 }
 
@@ -388,6 +395,14 @@ pub struct Network {
     pub(crate) rr_va: Vec<u8>,
     pub(crate) rr_sa_in: Vec<u8>,
     pub(crate) rr_sa_out: Vec<u8>,
+    /// Per (router, output port): the output VC that VC allocation tries first (round-robin VC selection).
+    pub(crate) rr_ovc: Vec<u8>,
+    /// iSLIP VC allocation pointers: grant pointer per router output VC (indexed like `ovc`), accept pointer per
+    /// input VC (indexed like `ivc`).
+    pub(crate) va_grant_ptr: Vec<u8>,
+    pub(crate) va_accept_ptr: Vec<u8>,
+    /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
+    pub(crate) sa_accept_ptr: Vec<u8>,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -510,6 +525,10 @@ impl Network {
             rr_va: vec![0; routers * ports],
             rr_sa_in: vec![0; routers * ports],
             rr_sa_out: vec![0; routers * ports],
+            rr_ovc: vec![0; routers * ports],
+            va_grant_ptr: vec![0; routers * ports * vcs],
+            va_accept_ptr: vec![0; routers * ports * vcs],
+            sa_accept_ptr: vec![0; routers * ports],
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],
@@ -800,7 +819,7 @@ impl Network {
         vc.len += 1;
         if behind == 0 {
             vc.front = flit;
-            let due = flit_due(vc, &flit, self.timing.stage_gap);
+            let due = flit_due(vc, &flit, self.timing.stage_gap, self.timing.body_gap);
             vc.due_at = due;
             if vc.state == VcState::Idle {
                 // A head reached the front: its route is the VC's output port from now on.
@@ -826,7 +845,7 @@ impl Network {
         if vc.len == 0 {
             return u64::MAX;
         }
-        flit_due(vc, &vc.front, self.timing.stage_gap)
+        flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
@@ -900,7 +919,7 @@ impl Network {
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
         let route = if seq == 0 { self.route_port(router, dst) } else { 0 };
-        self.push_input(router, i, Flit { arrival: now + 1, packet: pid, seq, flags, route });
+        self.push_input(router, i, Flit { arrival: now + self.timing.inject, packet: pid, seq, flags, route });
         self.flits_in_network += 1;
         self.last_progress = now;
         let node = &mut self.nodes[n];
@@ -1080,6 +1099,10 @@ mod memory_tests {
             + b(&net.rr_va)
             + b(&net.rr_sa_in)
             + b(&net.rr_sa_out)
+            + b(&net.rr_ovc)
+            + b(&net.va_grant_ptr)
+            + b(&net.va_accept_ptr)
+            + b(&net.sa_accept_ptr)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

@@ -22,15 +22,17 @@
 //! cycle `t` carries `free_from = t + 1`, so it is not handed out by that allocation. A lone head then costs one
 //! visit per router, not two: the visit of `a + 2` allocates its VC (for `a + 1`) and lets it bid.
 //!
-//! Both allocators are separable and round-robin: VC allocation grants free output VCs of each output port to
-//! requesters in round-robin order; switch allocation first picks one VC per input port, then one input per output
-//! port, and moves a pointer only when its choice is granted. Two shortcuts compute exactly what they would: a VC
+//! VC allocation is chosen by [`VcAllocator`]: separable (free output VCs of each output port go to requesters in
+//! round-robin order, the lowest free VC first or rotating over the VCs) or one iteration of iSLIP over input and
+//! output VCs (BookSim2's default); with dimension-order routing a head asks for one port, so each output port is
+//! allocated on its own. Switch allocation is separable input-first and round-robin: it first picks one VC per
+//! input port, then one input per output port, and moves a pointer only when its choice is granted. Two shortcuts compute exactly what they would: a VC
 //! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port the
 //! requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
 //! the router holding it, looked up when it was sent there.
 
-use crate::config::MAX_CONCENTRATION;
+use crate::config::{SwAllocator, VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -61,6 +63,63 @@ fn free_vcs(ovcs: &[OutputVc], cycle: u64) -> u64 {
         free |= u64::from(ovc.owner == NO_OWNER && ovc.free_from <= cycle) << v;
     }
     free
+}
+
+/// The output VC that VC allocation hands out from the free ones in `free` (bit per VC, not zero) under `choice`,
+/// with the port's round-robin pointer `next` (moved past the choice).
+#[inline(always)]
+fn out_vc_choose(choice: VcAllocator, free: u64, next: &mut u8, vcs: usize) -> usize {
+    match choice {
+        VcAllocator::Lowest => free.trailing_zeros() as usize,
+        VcAllocator::RoundRobin => {
+            let ov = round_robin_pick(free, u32::from(*next)) as usize;
+            *next = wrap(ov + 1, vcs) as u8;
+            ov
+        }
+        VcAllocator::Islip => unreachable!("iSLIP chooses through islip_port"),
+    }
+}
+
+/// Up to one match per output VC: (input VC by local index, output VC of the port).
+type IslipMatches = ([(u8, u8); MAX_VCS as usize], usize);
+
+/// One iSLIP iteration for output port `o`, whose free VCs are `free` and whose requesters are the input VCs
+/// `requests` (bits by local index; with dimension-order routing each asks for this one port only, so ports are
+/// independent). Each free output VC grants the requester at or after its grant pointer (`grant_ptr`, per VC of
+/// the port); each requester accepts, among the VCs granting it, the one at or after its accept pointer
+/// (`accept_ptr`, per input VC of the router, over all output VCs `port * vcs + vc` of the router).
+#[inline]
+fn islip_port(requests: u64, free: u64, grant_ptr: &[u8], accept_ptr: &[u8], o: usize, vcs: usize) -> IslipMatches {
+    let mut granted = [0u8; 64];
+    let mut granted_any = 0u64;
+    let mut f = free;
+    while f != 0 && requests != 0 {
+        let ov = f.trailing_zeros() as usize;
+        f &= f - 1;
+        let g = round_robin_pick(requests, u32::from(grant_ptr[ov])) as usize;
+        granted[g] |= 1 << ov;
+        granted_any |= 1 << g;
+    }
+    let mut out = ([(0u8, 0u8); MAX_VCS as usize], 0);
+    while granted_any != 0 {
+        let g = granted_any.trailing_zeros() as usize;
+        granted_any &= granted_any - 1;
+        out.0[out.1] = (g as u8, islip_accept(u64::from(granted[g]), accept_ptr[g], o, vcs) as u8);
+        out.1 += 1;
+    }
+    out
+}
+
+/// The VC of port `o` (bit in `granted`, not zero) that an input VC whose accept pointer is `accept_ptr` (an output
+/// VC index `port * vcs + vc`) accepts: the first at or after the pointer, wrapping over all ports.
+#[inline(always)]
+fn islip_accept(granted: u64, accept_ptr: u8, o: usize, vcs: usize) -> usize {
+    let (a, lo) = (accept_ptr as usize, o * vcs);
+    if a > lo && a < lo + vcs {
+        round_robin_pick(granted, (a - lo) as u32) as usize
+    } else {
+        granted.trailing_zeros() as usize
+    }
 }
 
 /// Visits the routers due in one cycle, specialised for one configuration class (chosen once per network).
@@ -148,7 +207,7 @@ impl Network {
         let vc = &mut self.ivc[i];
         if vc.state != VcState::Active {
             // Route computation (see `allocate`), then VC allocation (of cycle `now - GAP`, see the module
-            // docs): the first free VC of the output port. A granted VC bids for the switch right away.
+            // docs): a free VC of the output port, chosen as `vc_allocator` says. A granted VC bids for the switch right away.
             vc.state = VcState::Routed;
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
@@ -158,7 +217,18 @@ impl Network {
                 vc.due_at = now + 1;
                 return;
             }
-            let ov = free.trailing_zeros() as usize;
+            let ov = if ONE_VC {
+                0
+            } else if self.cfg.vc_allocator == VcAllocator::Islip {
+                // The only requester: every free VC grants it, and it accepts by its accept pointer.
+                let ov = islip_accept(free, self.va_accept_ptr[i], o, vcs);
+                self.va_grant_ptr[ob + ov] = wrap(local + 1, n) as u8;
+                self.va_accept_ptr[i] = wrap(o * vcs + ov + 1, n) as u8;
+                ov
+            } else {
+                self.out_vc_pick(free, r * ports + o)
+            };
+            let vc = &mut self.ivc[i];
             vc.state = VcState::Active;
             vc.out_vc = ov as u8;
             vc.ready_at = now;
@@ -175,6 +245,8 @@ impl Network {
             self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             if !ONE_VC {
                 self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+                // iSLIP's accept pointer moves too (unused by the input-first allocator).
+                self.sa_accept_ptr[r * ports + p] = wrap(out_port + 1, ports) as u8;
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -291,13 +363,30 @@ impl Network {
             let ob = base + o * vcs;
             let mut free = free_vcs(&self.ovc[ob..ob + vcs], now - gap);
             let mut pending = va_req[o];
+            if self.cfg.vc_allocator == VcAllocator::Islip && free != 0 {
+                let (matches, k) = islip_port(pending, free, &self.va_grant_ptr[ob..ob + vcs], &self.va_accept_ptr[base..base + n], o, vcs);
+                for &(g, ov) in &matches[..k] {
+                    let (g, ov) = (g as usize, ov as usize);
+                    pending &= !(1 << g);
+                    self.va_grant_ptr[ob + ov] = wrap(g + 1, n) as u8;
+                    self.va_accept_ptr[base + g] = wrap(o * vcs + ov + 1, n) as u8;
+                    self.ovc[ob + ov].owner = g as u16;
+                    let v = &mut self.ivc[base + g];
+                    v.state = VcState::Active;
+                    v.out_vc = ov as u8;
+                    v.ready_at = now;
+                    v.due_at = now;
+                    self.bid_or_wait_for_credit(base + g, ob + ov, now, &mut sa_req, g);
+                }
+                free = 0;
+            }
             let start = u32::from(self.rr_va[r * ports + o]);
             let mut last = None;
             while free != 0 && pending != 0 {
                 let pick = round_robin_pick(pending, start) as usize;
                 pending &= !(1 << pick);
-                let ov = free.trailing_zeros() as usize;
-                free &= free - 1;
+                let ov = self.out_vc_pick(free, r * ports + o);
+                free &= !(1 << ov);
                 self.ovc[ob + ov].owner = pick as u16;
                 let v = &mut self.ivc[base + pick];
                 v.state = VcState::Active;
@@ -318,7 +407,9 @@ impl Network {
             }
         }
 
-        if sa_req != 0 {
+        if !ONE_VC && sa_req != 0 && self.cfg.sw_allocator == SwAllocator::Islip {
+            self.switch_islip::<FIVE_PORTS>(r, sa_req, now);
+        } else if sa_req != 0 {
             // Switch allocation, input stage: one VC per input port.
             let vc_mask = (1u64 << vcs) - 1;
             let mut chosen = [0u8; MAX_PORTS];
@@ -363,6 +454,68 @@ impl Network {
         }
     }
 
+    /// Switch allocation by one iteration of iSLIP over ports (see [`SwAllocator::Islip`]) for the bidding VCs
+    /// `sa_req` (bits by local index) of router `r`; the winners traverse, the others bid again next cycle.
+    #[inline(never)]
+    fn switch_islip<const FIVE_PORTS: bool>(&mut self, r: usize, mut sa_req: u64, now: u64) {
+        let ports = if FIVE_PORTS { 5 } else { self.ports };
+        let vcs = self.vcs;
+        let base = r * ports * vcs;
+        let vc_mask = (1u64 << vcs) - 1;
+        // Requests: per (input, output) pair the VC nearest at or after the input's pointer (BookSim2 keeps one
+        // label per pair the same way).
+        let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
+        let mut in_req = [0u64; MAX_PORTS];
+        let mut out_req = [0u64; MAX_PORTS];
+        let mut out_ports = 0u64;
+        let mut req = sa_req;
+        while req != 0 {
+            let p = self.port_of_bit[req.trailing_zeros() as usize] as usize;
+            let mut bits = (req >> (p * vcs)) & vc_mask;
+            req &= !(vc_mask << (p * vcs));
+            let start = u32::from(self.rr_sa_in[r * ports + p]);
+            while bits != 0 {
+                let v = round_robin_pick(bits, start) as usize;
+                bits &= !(1 << v);
+                let o = self.ivc[base + p * vcs + v].out_port as usize;
+                if in_req[p] & (1 << o) == 0 {
+                    in_req[p] |= 1 << o;
+                    label[p][o] = v as u8;
+                    out_req[o] |= 1 << p;
+                    out_ports |= 1 << o;
+                }
+            }
+        }
+        // Grant: each output port takes the requesting input at or after its pointer.
+        let mut grants = [0u64; MAX_PORTS];
+        let mut granted = 0u64;
+        while out_ports != 0 {
+            let o = out_ports.trailing_zeros() as usize;
+            out_ports &= out_ports - 1;
+            let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
+            grants[p] |= 1 << o;
+            granted |= 1 << p;
+        }
+        // Accept: each granted input takes the granting output at or after its pointer; the winner traverses.
+        while granted != 0 {
+            let p = granted.trailing_zeros() as usize;
+            granted &= granted - 1;
+            let o = round_robin_pick(grants[p], u32::from(self.sa_accept_ptr[r * ports + p])) as usize;
+            let v = label[p][o] as usize;
+            self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
+            self.sa_accept_ptr[r * ports + p] = wrap(o + 1, ports) as u8;
+            self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+            self.traverse::<false, FIVE_PORTS>(r, p, v, now);
+            sa_req &= !(1 << (p * vcs + v));
+        }
+        // Bids that lost go again next cycle.
+        while sa_req != 0 {
+            let l = sa_req.trailing_zeros() as usize;
+            sa_req &= sa_req - 1;
+            self.ivc[base + l].due_at = now + 1;
+        }
+    }
+
     /// What the VC allocation of the last simulated cycle decides but the routers apply only in their next visits
     /// (nothing with `1stage`, which allocates in the cycle itself). Reports taken between steps apply it, so they
     /// describe the state as if each allocation had run in its own cycle.
@@ -386,12 +539,23 @@ impl Network {
             for (o, &requests) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
                 let (mut pending, mut free) = (requests, free_vcs(&self.ovc[ob..ob + vcs], self.now - 1));
+                if self.cfg.vc_allocator == VcAllocator::Islip && vcs > 1 {
+                    let (matches, k) = islip_port(pending, free, &self.va_grant_ptr[ob..ob + vcs], &self.va_accept_ptr[base..base + n], o, vcs);
+                    for &(g, ov) in &matches[..k] {
+                        out.owners.insert(ob + ov as usize, u16::from(g));
+                        let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
+                        vc.state = VcState::Active;
+                        vc.out_vc = ov;
+                    }
+                    continue;
+                }
                 let start = u32::from(self.rr_va[r * ports + o]);
+                let mut ovc_start = self.rr_ovc[r * ports + o];
                 while free != 0 && pending != 0 {
                     let pick = round_robin_pick(pending, start) as usize;
                     pending &= !(1 << pick);
-                    let ov = free.trailing_zeros() as usize;
-                    free &= free - 1;
+                    let ov = out_vc_choose(self.cfg.vc_allocator, free, &mut ovc_start, vcs);
+                    free &= !(1 << ov);
                     out.owners.insert(ob + ov, pick as u16);
                     let vc = out.vcs.get_mut(&(base + pick)).expect("a requester");
                     vc.state = VcState::Active;
@@ -400,6 +564,13 @@ impl Network {
             }
         }
         out
+    }
+
+    /// The free output VC (bit in `free`, not zero) that VC allocation hands out next on output port `port`
+    /// (`router * ports + port`), moving that port's round-robin pointer past it.
+    #[inline(always)]
+    fn out_vc_pick(&mut self, free: u64, port: usize) -> usize {
+        out_vc_choose(self.cfg.vc_allocator, free, &mut self.rr_ovc[port], self.vcs)
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
@@ -457,7 +628,7 @@ impl Network {
             if tail {
                 vc.out_port = vc.front.route;
             }
-            flit_due(vc, &vc.front, self.timing.stage_gap).max(now + 1)
+            flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap).max(now + 1)
         };
         let out = &mut self.ovc[base + out_port * vcs + out_vc];
         out.credits -= 1;
@@ -500,7 +671,91 @@ impl Network {
 
 #[cfg(test)]
 mod tests {
-    use super::round_robin_pick;
+    use super::{islip_accept, islip_port, round_robin_pick};
+    use crate::config::{NetworkConfig, VcAllocator};
+    use crate::network::{DrainPolicy, Network};
+    use crate::types::{Cycle, NodeId};
+
+    /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
+    /// node 1 of a 2x1 mesh with four VCs arrive on.
+    fn ejection_vcs(choice: VcAllocator, packets: u64) -> Vec<u8> {
+        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, vc_allocator: choice, ..NetworkConfig::default() };
+        let mut net = Network::new(cfg).unwrap();
+        net.set_drain(NodeId(1), DrainPolicy::Manual);
+        for i in 0..packets {
+            net.enqueue(NodeId(0), NodeId(1), 1, i, 0);
+        }
+        net.run_until(Cycle(100)).unwrap();
+        std::iter::from_fn(|| net.eject_pop(NodeId(1))).map(|f| f.vc.0).collect()
+    }
+
+    #[test]
+    fn lowest_output_vc_reuses_the_vc_just_freed() {
+        // A one-flit packet frees its output VC as its tail leaves, so the next packets get VC 0 or 1 again.
+        let mut vcs = ejection_vcs(VcAllocator::Lowest, 8);
+        vcs.sort();
+        vcs.dedup();
+        assert_eq!(vcs, [0, 1]);
+    }
+
+    #[test]
+    fn round_robin_output_vc_spreads_back_to_back_packets() {
+        let mut vcs = ejection_vcs(VcAllocator::RoundRobin, 8);
+        assert_eq!(vcs.len(), 8);
+        vcs.sort();
+        assert_eq!(vcs, [0, 0, 1, 1, 2, 2, 3, 3]);
+    }
+
+    #[test]
+    fn islip_spreads_back_to_back_packets() {
+        // Each input VC's accept pointer moves past the VC it took, so every VC gets used (not evenly: the
+        // pointers belong to the input VCs, not to the port).
+        let mut vcs = ejection_vcs(VcAllocator::Islip, 8);
+        assert_eq!(vcs.len(), 8);
+        vcs.sort();
+        vcs.dedup();
+        assert_eq!(vcs, [0, 1, 2, 3]);
+    }
+
+    /// Network latency of one 16-flit packet across a 4x1 mesh whose 1-VC buffers hold 2 flits, so credits pace it.
+    fn credit_paced_latency(body_bids_on_arrival: bool) -> u64 {
+        let cfg = NetworkConfig { width: 4, height: 1, buffer_depth_flits: 2, body_bids_on_arrival, ..NetworkConfig::default() };
+        let mut net = Network::new(cfg).unwrap();
+        net.enqueue(NodeId(0), NodeId(3), 16, 0, 0);
+        net.run_until(Cycle(500)).unwrap();
+        let latency = net.take_delivered().next().expect("delivered").network_latency();
+        latency
+    }
+
+    #[test]
+    fn body_flits_bidding_on_arrival_shorten_the_credit_loop() {
+        // Zero-load, 16 flits unpaced: 1 + 4 * 4 + 3 + 1 + 15 = 36. A 2-flit buffer passes 2 flits per credit loop:
+        // 6 cycles by default (bid, traversal, link, written, bid downstream, credit back), 5 when body flits bid on
+        // arrival, so the 14 flits after the first two arrive 3 resp. 2.5 cycles apart.
+        assert_eq!(credit_paced_latency(false), 36 - 15 + 1 + 14 * 3);
+        assert_eq!(credit_paced_latency(true), 36 - 15 + 1 + 14 * 5 / 2);
+    }
+
+    #[test]
+    fn islip_one_iteration_loses_matches_when_grant_pointers_agree() {
+        // Input VCs 0 and 1 both ask for port 1 (VCs 0 and 1 free). With every pointer at 0 both output VCs grant
+        // input VC 0, which accepts one: a single match, as in BookSim2's iSLIP with one iteration.
+        let (m, k) = islip_port(0b11, 0b11, &[0, 0], &[0; 8], 1, 2);
+        assert_eq!(&m[..k], &[(0, 0)]);
+        // Grant pointers apart: each output VC grants a different input VC and both match.
+        let (m, k) = islip_port(0b11, 0b11, &[0, 1], &[0; 8], 1, 2);
+        assert_eq!(&m[..k], &[(0, 0), (1, 1)]);
+    }
+
+    #[test]
+    fn islip_accept_pointer_wraps_over_all_output_vcs() {
+        // Port 1 of 2-VC ports holds output VCs 2 and 3.
+        assert_eq!(islip_accept(0b11, 3, 1, 2), 1, "pointer at VC 3 takes it");
+        assert_eq!(islip_accept(0b11, 2, 1, 2), 0);
+        assert_eq!(islip_accept(0b11, 0, 1, 2), 0, "pointer before the port: its first VC");
+        assert_eq!(islip_accept(0b11, 5, 1, 2), 0, "pointer after the port: wraps to its first VC");
+        assert_eq!(islip_accept(0b10, 5, 1, 2), 1);
+    }
 
     #[test]
     fn round_robin_wraps_and_skips_clear_bits() {

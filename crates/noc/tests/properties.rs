@@ -7,7 +7,7 @@
 //!   stay within [0, depth]), and once drained every credit is back home;
 //! * debug clocking (visit everything every cycle) gives exactly the same ejection log.
 
-use noc::{DrainPolicy, Network, NetworkConfig, NodeId, RouterPipeline, Routing};
+use noc::{DrainPolicy, Network, NetworkConfig, NodeId, RouterPipeline, Routing, SwAllocator, VcAllocator};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -39,8 +39,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 eject_queue_flits: eject,
                 credit_delay_cycles: credit,
                 link_latency_cycles: link,
+                injection_channel_cycles: 1 + (raw.len() % 2) as u32,
+                body_bids_on_arrival: raw.len() % 5 < 2,
+                sw_allocator: if raw.len() % 7 < 3 { SwAllocator::Islip } else { SwAllocator::InputFirst },
                 pipeline: if four { RouterPipeline::FourStage } else { RouterPipeline::OneStage },
                 routing: if xy { Routing::Xy } else { Routing::Yx },
+                vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip][raw.len() % 3],
                 watchdog_cycles: 5_000,
             };
             let nodes = w * h * c;

@@ -27,6 +27,10 @@ fn every_pair_matches_the_analytic_latency() {
                         pipeline,
                         routing,
                         link_latency_cycles: link,
+                        // BookSim2's two-cycle injection channel, covered along with the longer links.
+                        injection_channel_cycles: link,
+                        // A lone packet's body flits follow its head either way.
+                        body_bids_on_arrival: link == 2,
                         buffer_depth_flits: 8,
                         ..Default::default()
                     };
