@@ -87,25 +87,22 @@ pub enum VcAllocator {
 }
 
 impl VcAllocator {
-    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin", "islip"];
+    /// Every name, from the table of allocators.
+    pub fn names() -> Vec<&'static str> {
+        crate::vc_alloc::VC_ALLOCATORS.iter().map(|row| row.name).collect()
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            VcAllocator::Lowest => "lowest",
-            VcAllocator::RoundRobin => "round-robin",
-            VcAllocator::Islip => "islip",
-        }
+        self.row().name
     }
 }
 
 impl FromStr for VcAllocator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "lowest" => Ok(VcAllocator::Lowest),
-            "round-robin" => Ok(VcAllocator::RoundRobin),
-            "islip" => Ok(VcAllocator::Islip),
-            _ => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::NAMES.join(", "))),
+        match crate::vc_alloc::VC_ALLOCATORS.iter().find(|row| row.name == s) {
+            Some(row) => Ok(row.allocator),
+            None => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::names().join(", "))),
         }
     }
 }
@@ -134,23 +131,22 @@ pub enum SwAllocator {
 }
 
 impl SwAllocator {
-    pub const NAMES: &'static [&'static str] = &["input-first", "islip"];
+    /// Every name, from the table of allocators.
+    pub fn names() -> Vec<&'static str> {
+        crate::sw_alloc::SW_ALLOCATORS.iter().map(|row| row.name).collect()
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            SwAllocator::InputFirst => "input-first",
-            SwAllocator::Islip => "islip",
-        }
+        self.row().name
     }
 }
 
 impl FromStr for SwAllocator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "input-first" => Ok(SwAllocator::InputFirst),
-            "islip" => Ok(SwAllocator::Islip),
-            _ => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::NAMES.join(", "))),
+        match crate::sw_alloc::SW_ALLOCATORS.iter().find(|row| row.name == s) {
+            Some(row) => Ok(row.allocator),
+            None => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::names().join(", "))),
         }
     }
 }
@@ -324,12 +320,12 @@ mod tests {
 
     #[test]
     fn vc_allocator_names_parse() {
-        for &name in VcAllocator::NAMES {
+        for name in VcAllocator::names() {
             assert_eq!(name.parse::<VcAllocator>().unwrap().name(), name);
         }
         assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
         assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
-        for &name in SwAllocator::NAMES {
+        for name in SwAllocator::names() {
             assert_eq!(name.parse::<SwAllocator>().unwrap().name(), name);
         }
         assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::InputFirst, "today's behaviour stays the default");

@@ -403,6 +403,9 @@ pub struct Network {
     pub(crate) va_accept_ptr: Vec<u8>,
     /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
     pub(crate) sa_accept_ptr: Vec<u8>,
+    /// The VC allocator and switch allocator of `cfg`, looked up in their tables once.
+    pub(crate) vc_alloc: crate::vc_alloc::VcAllocFn,
+    pub(crate) sw_alloc: &'static crate::sw_alloc::SwAllocatorRow,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -529,6 +532,8 @@ impl Network {
             va_grant_ptr: vec![0; routers * ports * vcs],
             va_accept_ptr: vec![0; routers * ports * vcs],
             sa_accept_ptr: vec![0; routers * ports],
+            vc_alloc: cfg.vc_allocator.function(),
+            sw_alloc: cfg.sw_allocator.row(),
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],

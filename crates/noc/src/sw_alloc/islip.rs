@@ -1,0 +1,60 @@
+//! `islip`: one iteration of iSLIP over ports, BookSim2's default (`sw_allocator = islip`). Each input port asks
+//! for every output port one of its VCs bids for (per pair, the VC at or after the input's pointer, as BookSim2
+//! keeps one label per pair); each output grants the requesting input at or after its grant pointer; each input
+//! accepts the granting output at or after its accept pointer; pointers move past accepted matches only. An input
+//! whose first choice is contended can still send on another output.
+
+use super::{SwRouter, SwWinners};
+use crate::network::wrap;
+use crate::router::{round_robin_pick, MAX_PORTS};
+
+pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
+    let (ports, vcs) = (st.ports, st.vcs);
+    let vc_mask = (1u64 << vcs) - 1;
+    // Requests: per (input, output) pair the VC nearest at or after the input's pointer.
+    let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
+    let mut in_req = [0u64; MAX_PORTS];
+    let mut out_req = [0u64; MAX_PORTS];
+    let mut out_ports = 0u64;
+    let mut req = requests;
+    while req != 0 {
+        let p = st.port_of_bit[req.trailing_zeros() as usize] as usize;
+        let mut bits = (req >> (p * vcs)) & vc_mask;
+        req &= !(vc_mask << (p * vcs));
+        let start = u32::from(st.in_ptr[p]);
+        while bits != 0 {
+            let v = round_robin_pick(bits, start) as usize;
+            bits &= !(1 << v);
+            let o = st.ivc[p * vcs + v].out_port as usize;
+            if in_req[p] & (1 << o) == 0 {
+                in_req[p] |= 1 << o;
+                label[p][o] = v as u8;
+                out_req[o] |= 1 << p;
+                out_ports |= 1 << o;
+            }
+        }
+    }
+    // Grant: each output port takes the requesting input at or after its pointer.
+    let mut grants = [0u64; MAX_PORTS];
+    let mut granted = 0u64;
+    while out_ports != 0 {
+        let o = out_ports.trailing_zeros() as usize;
+        out_ports &= out_ports - 1;
+        let p = round_robin_pick(out_req[o], u32::from(st.out_ptr[o])) as usize;
+        grants[p] |= 1 << o;
+        granted |= 1 << p;
+    }
+    // Accept: each granted input takes the granting output at or after its pointer.
+    let mut out = SwWinners::default();
+    while granted != 0 {
+        let p = granted.trailing_zeros() as usize;
+        granted &= granted - 1;
+        let o = round_robin_pick(grants[p], u32::from(st.accept_ptr[p])) as usize;
+        let v = label[p][o] as usize;
+        st.out_ptr[o] = wrap(p + 1, ports) as u8;
+        st.accept_ptr[p] = wrap(o + 1, ports) as u8;
+        st.in_ptr[p] = wrap(v + 1, vcs) as u8;
+        out.push(p, v);
+    }
+    out
+}

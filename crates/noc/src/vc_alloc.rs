@@ -1,0 +1,119 @@
+//! VC allocators, chosen by name from a table.
+//!
+//! A VC allocator gives requesting head flits free VCs of the output port they are routed to. With
+//! dimension-order routing each head asks for exactly one output port, so each port is allocated on its own:
+//! an allocator sees the requesting input VCs of one port (bits by local index `port * vcs + vc` in the router),
+//! that port's free output VCs, and the pointers it keeps ([`VcPort`]); it returns the matches and moves its
+//! pointers. The router applies the matches, and the same function answers [`crate::Network`]'s reports on
+//! copies of the pointers, so the two cannot disagree. With one VC per port every allocator is the same (the one
+//! free VC goes to the requester next in round-robin order), and the router's one-VC path does that itself.
+//!
+//! Adding an allocator is one file here, one variant of [`VcAllocator`] and one row in [`VC_ALLOCATORS`].
+
+mod islip;
+mod lowest;
+mod round_robin;
+
+use crate::config::{VcAllocator, MAX_VCS};
+use crate::router::round_robin_pick;
+
+/// The pointers VC allocation of one output port reads and moves.
+pub(crate) struct VcPort<'a> {
+    /// The output port allocated.
+    pub port: usize,
+    /// VCs per port.
+    pub vcs: usize,
+    /// Input VCs of the router (`ports * vcs`).
+    pub inputs: usize,
+    /// Separable allocators: the requester (input VC) served first next time.
+    pub requester_ptr: &'a mut u8,
+    /// Separable allocators that rotate over output VCs: the output VC handed out first next time.
+    pub out_vc_ptr: &'a mut u8,
+    /// Per output VC of the port: the requester it grants first next time.
+    pub grant_ptr: &'a mut [u8],
+    /// Per input VC of the router: the output VC (`port * vcs + vc`) it accepts first next time.
+    pub accept_ptr: &'a mut [u8],
+}
+
+/// Up to one match per output VC of a port: (input VC by local index, output VC of the port), in the order made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VcMatches {
+    pub pairs: [(u8, u8); MAX_VCS as usize],
+    pub len: usize,
+}
+
+impl VcMatches {
+    #[inline(always)]
+    pub fn push(&mut self, input: usize, out_vc: usize) {
+        self.pairs[self.len] = (input as u8, out_vc as u8);
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[(u8, u8)] {
+        &self.pairs[..self.len]
+    }
+}
+
+/// A VC allocator: the matches between `requests` (input VCs, bits by local index) and `free` (output VCs of the
+/// port, bits by VC), moving the port's pointers.
+pub(crate) type VcAllocFn = fn(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches;
+
+/// One row per VC allocator: its name (command line and chip files), variant, implementation, and the BookSim2
+/// setting it corresponds to.
+pub struct VcAllocatorRow {
+    pub name: &'static str,
+    pub allocator: VcAllocator,
+    pub(crate) function: VcAllocFn,
+    pub booksim: &'static str,
+}
+
+/// Every VC allocator.
+pub const VC_ALLOCATORS: &[VcAllocatorRow] = &[
+    VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, function: lowest::allocate, booksim: "none (nocmsg before issue 15)" },
+    VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, function: round_robin::allocate, booksim: "none" },
+    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, function: islip::allocate, booksim: "vc_allocator = islip, alloc_iters = 1" },
+];
+
+impl VcAllocator {
+    pub(crate) fn row(self) -> &'static VcAllocatorRow {
+        VC_ALLOCATORS.iter().find(|row| row.allocator == self).expect("every variant has a table row")
+    }
+
+    pub(crate) fn function(self) -> VcAllocFn {
+        self.row().function
+    }
+}
+
+/// Separable allocation with round-robin requesters: requesters in round-robin order from the port's requester
+/// pointer each take the free VC `choose` picks; the pointer moves past the last requester served.
+#[inline(always)]
+pub(crate) fn separable(mut requests: u64, mut free: u64, st: VcPort<'_>, mut choose: impl FnMut(u64, &mut u8) -> usize) -> VcMatches {
+    let mut out = VcMatches::default();
+    let start = u32::from(*st.requester_ptr);
+    let mut last = None;
+    while free != 0 && requests != 0 {
+        let pick = round_robin_pick(requests, start) as usize;
+        requests &= !(1 << pick);
+        let ov = choose(free, st.out_vc_ptr);
+        free &= !(1 << ov);
+        out.push(pick, ov);
+        last = Some(pick);
+    }
+    if let Some(pick) = last {
+        *st.requester_ptr = crate::network::wrap(pick + 1, st.inputs) as u8;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_has_one_row_with_a_unique_name() {
+        for row in VC_ALLOCATORS {
+            assert_eq!(VC_ALLOCATORS.iter().filter(|r| r.name == row.name || r.allocator == row.allocator).count(), 1);
+            assert_eq!(row.allocator.row().name, row.name);
+        }
+    }
+}
