@@ -72,12 +72,15 @@ pub struct NetworkSection {
     pub vcs: u32,
     #[serde(default = "default_buffer")]
     pub buffer_depth_flits: u32,
-    /// The VC allocator: "lowest", "round-robin" or "islip" (see `noc::VcAllocator`).
+    /// The VC allocator: "lowest", "round-robin", "islip", "output-first" or "wavefront" (see `noc::VcAllocator`).
     #[serde(default = "default_vc_allocator")]
     pub vc_allocator: String,
-    /// The switch allocator: "input-first" or "islip" (see `noc::SwAllocator`).
+    /// The switch allocator: "input-first", "islip", "output-first" or "wavefront" (see `noc::SwAllocator`).
     #[serde(default = "default_sw_allocator")]
     pub sw_allocator: String,
+    /// Iterations of the islip allocators (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub allocator_iterations: u32,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -256,6 +259,7 @@ impl ChipConfig {
             routing,
             vc_allocator,
             sw_allocator,
+            allocator_iterations: self.network.allocator_iterations,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

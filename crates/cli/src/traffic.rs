@@ -45,13 +45,16 @@ pub struct TrafficArgs {
     /// Routing function: xy or yx.
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
-    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs) or
-    /// islip (BookSim2's default).
+    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs), islip
+    /// (BookSim2's default), output-first (separable) or wavefront.
     #[arg(long, default_value = "lowest")]
     pub vc_allocator: VcAllocator,
-    /// Switch allocator: input-first (separable) or islip (BookSim2's default).
+    /// Switch allocator: input-first (separable), islip (BookSim2's default), output-first (separable) or wavefront.
     #[arg(long, default_value = "input-first")]
     pub sw_allocator: SwAllocator,
+    /// Iterations of the islip allocators (BookSim2's alloc_iters).
+    #[arg(long, default_value_t = 1)]
+    pub allocator_iterations: u32,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -143,6 +146,7 @@ impl TrafficArgs {
             routing: self.routing,
             vc_allocator: self.vc_allocator,
             sw_allocator: self.sw_allocator,
+            allocator_iterations: self.allocator_iterations,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };

@@ -84,6 +84,14 @@ pub enum VcAllocator {
     /// the router); both pointers move past an accepted match only.
     #[serde(rename = "islip")]
     Islip,
+    /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): each free output VC
+    /// picks a requester, each requester one of the VCs that picked it; the same matches as one iteration of `islip`.
+    #[serde(rename = "output-first")]
+    OutputFirst,
+    /// A wavefront allocator over the router's input and output VCs (BookSim2's `wavefront`), its priority diagonal
+    /// moving by one each cycle the router has a request.
+    #[serde(rename = "wavefront")]
+    Wavefront,
 }
 
 impl VcAllocator {
@@ -128,6 +136,14 @@ pub enum SwAllocator {
     /// output at or after its accept pointer; pointers move past accepted matches only.
     #[serde(rename = "islip")]
     Islip,
+    /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): the same winners as
+    /// one iteration of `islip`.
+    #[serde(rename = "output-first")]
+    OutputFirst,
+    /// A wavefront allocator over input and output ports (BookSim2's `wavefront`), its priority diagonal moving by
+    /// one each cycle the router has a bid.
+    #[serde(rename = "wavefront")]
+    Wavefront,
 }
 
 impl SwAllocator {
@@ -199,6 +215,9 @@ pub struct NetworkConfig {
     pub vc_allocator: VcAllocator,
     /// The switch allocator (see [`SwAllocator`]).
     pub sw_allocator: SwAllocator,
+    /// Iterations of the `islip` allocators (VC and switch), as BookSim2's `alloc_iters`; 1 by default. Further
+    /// iterations match inputs and outputs left unmatched by the earlier ones, without moving pointers.
+    pub allocator_iterations: u32,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -221,6 +240,7 @@ impl Default for NetworkConfig {
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Lowest,
             sw_allocator: SwAllocator::InputFirst,
+            allocator_iterations: 1,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -248,6 +268,7 @@ impl NetworkConfig {
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
         check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
+        check("allocator_iterations", self.allocator_iterations.into(), 1, 16)?;
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
         check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;

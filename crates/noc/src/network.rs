@@ -294,7 +294,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(5 * channels + 2 * n_ivc, size_of::<u8>()),
+        bytes(5 * channels + 2 * n_ivc + 2 * routers, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -403,6 +403,11 @@ pub struct Network {
     pub(crate) va_accept_ptr: Vec<u8>,
     /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
     pub(crate) sa_accept_ptr: Vec<u8>,
+    /// Wavefront allocators: each router's priority diagonal for VC and for switch allocation.
+    pub(crate) va_wavefront: Vec<u8>,
+    pub(crate) sa_wavefront: Vec<u8>,
+    /// Whether routers take the one-VC path (one VC per port, and allocators for which it is exact).
+    pub(crate) one_vc_path: bool,
     /// The VC allocator and switch allocator of `cfg`, looked up in their tables once.
     pub(crate) vc_alloc: crate::vc_alloc::VcAllocFn,
     pub(crate) sw_alloc: &'static crate::sw_alloc::SwAllocatorRow,
@@ -476,13 +481,14 @@ impl Network {
             }
         }
         let timing = Timing::of(&cfg);
+        let one_vc_path = vcs == 1 && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
         }
         let mut net = Network {
             route: cfg.routing.function(),
-            step_routers: crate::router::step_routers_fn(vcs, timing.stage_gap, ports),
+            step_routers: crate::router::step_routers_fn(one_vc_path, timing.stage_gap, ports),
             timing,
             mesh,
             now: 0,
@@ -532,6 +538,9 @@ impl Network {
             va_grant_ptr: vec![0; routers * ports * vcs],
             va_accept_ptr: vec![0; routers * ports * vcs],
             sa_accept_ptr: vec![0; routers * ports],
+            va_wavefront: vec![0; routers],
+            sa_wavefront: vec![0; routers],
+            one_vc_path,
             vc_alloc: cfg.vc_allocator.function(),
             sw_alloc: cfg.sw_allocator.row(),
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
@@ -1108,6 +1117,8 @@ mod memory_tests {
             + b(&net.va_grant_ptr)
             + b(&net.va_accept_ptr)
             + b(&net.sa_accept_ptr)
+            + b(&net.va_wavefront)
+            + b(&net.sa_wavefront)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

@@ -72,9 +72,9 @@ pub(crate) type StepRoutersFn = fn(&mut Network, u64);
 
 /// The router step for a configuration: the one-VC and pipeline cases are compiled separately so the hot loop has
 /// constant VC counts and stage gaps.
-pub(crate) fn step_routers_fn(vcs: usize, stage_gap: u64, ports: usize) -> StepRoutersFn {
+pub(crate) fn step_routers_fn(one_vc_path: bool, stage_gap: u64, ports: usize) -> StepRoutersFn {
     // FIVE_PORTS: one node per router, so the per-VC loops have a constant trip count of five.
-    match (vcs == 1, stage_gap, ports == 5) {
+    match (one_vc_path, stage_gap, ports == 5) {
         (true, 1, true) => Network::step_routers::<true, 1, true>,
         (true, 1, false) => Network::step_routers::<true, 1, false>,
         (true, _, true) => Network::step_routers::<true, 0, true>,
@@ -167,7 +167,8 @@ impl Network {
                 0
             } else {
                 // The only requester: it gets a VC whatever the allocator.
-                let matches = (self.vc_alloc)(1 << local, free, self.vc_port(r, o));
+                let pri = self.va_wavefront[r];
+                let matches = (self.vc_alloc)(1 << local, free, self.vc_port(r, o, pri));
                 debug_assert_eq!(matches.as_slice().len(), 1);
                 matches.pairs[0].1 as usize
             };
@@ -298,6 +299,7 @@ impl Network {
 
         // VC allocation (of cycle `now - GAP`, see the module docs), port by port by `vc_allocator`; a granted VC
         // bids for the switch right away.
+        let wavefront_pri = self.va_wavefront[r];
         while va_ports != 0 {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
@@ -305,7 +307,7 @@ impl Network {
             let free = free_vcs(&self.ovc[ob..ob + vcs], now - gap);
             let mut pending = va_req[o];
             if free != 0 {
-                let matches = (self.vc_alloc)(pending, free, self.vc_port(r, o));
+                let matches = (self.vc_alloc)(pending, free, self.vc_port(r, o, wavefront_pri));
                 for &(g, ov) in matches.as_slice() {
                     let (g, ov) = (g as usize, ov as usize);
                     pending &= !(1 << g);
@@ -342,9 +344,10 @@ impl Network {
         }
     }
 
-    /// The VC allocator's view of output port `o` of router `r`.
+    /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
+    /// `wavefront_pri`.
     #[inline(always)]
-    fn vc_port(&mut self, r: usize, o: usize) -> VcPort<'_> {
+    fn vc_port(&mut self, r: usize, o: usize, wavefront_pri: u8) -> VcPort<'_> {
         let (ports, vcs) = (self.ports, self.vcs);
         let n = ports * vcs;
         let (base, ob) = (r * n, r * n + o * vcs);
@@ -356,6 +359,9 @@ impl Network {
             out_vc_ptr: &mut self.rr_ovc[r * ports + o],
             grant_ptr: &mut self.va_grant_ptr[ob..ob + vcs],
             accept_ptr: &mut self.va_accept_ptr[base..base + n],
+            iterations: self.cfg.allocator_iterations,
+            wavefront_pri,
+            wavefront_next: &mut self.va_wavefront[r],
         }
     }
 
@@ -372,6 +378,8 @@ impl Network {
             in_ptr: &mut self.rr_sa_in[r * ports..(r + 1) * ports],
             out_ptr: &mut self.rr_sa_out[r * ports..(r + 1) * ports],
             accept_ptr: &mut self.sa_accept_ptr[r * ports..(r + 1) * ports],
+            iterations: self.cfg.allocator_iterations,
+            wavefront_pri: &mut self.sa_wavefront[r],
         }
     }
 
@@ -398,6 +406,7 @@ impl Network {
             // The allocator runs on copies of the pointers: a report must not move them.
             let mut accept = [0u8; 64];
             accept[..n].copy_from_slice(&self.va_accept_ptr[base..base + n]);
+            let (wavefront_pri, mut wavefront_next) = (self.va_wavefront[r], 0);
             for (o, &requests) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
                 let free = free_vcs(&self.ovc[ob..ob + vcs], self.now - 1);
@@ -415,9 +424,12 @@ impl Network {
                     out_vc_ptr: &mut out_vc,
                     grant_ptr: &mut grant[..vcs],
                     accept_ptr: &mut accept[..n],
+                    iterations: self.cfg.allocator_iterations,
+                    wavefront_pri,
+                    wavefront_next: &mut wavefront_next,
                 };
-                // With one VC per port the router's one-VC path allocates as `lowest` does, whatever the choice.
-                let matches = if vcs == 1 { (VcAllocator::Lowest.function())(requests, free, st) } else { (self.vc_alloc)(requests, free, st) };
+                // The router's one-VC path allocates as `lowest` does.
+                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { (self.vc_alloc)(requests, free, st) };
                 for &(g, ov) in matches.as_slice() {
                     out.owners.insert(ob + ov as usize, u16::from(g));
                     let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");

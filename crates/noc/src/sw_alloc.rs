@@ -11,6 +11,8 @@
 
 mod input_first;
 mod islip;
+mod output_first;
+mod wavefront;
 
 use crate::config::SwAllocator;
 use crate::network::{wrap, InputVc};
@@ -30,6 +32,10 @@ pub(crate) struct SwRouter<'a> {
     pub out_ptr: &'a mut [u8],
     /// Per input port: the output port accepted first next time (iSLIP).
     pub accept_ptr: &'a mut [u8],
+    /// iSLIP: iterations (`allocator_iterations`).
+    pub iterations: u32,
+    /// Wavefront: the router's priority diagonal.
+    pub wavefront_pri: &'a mut u8,
 }
 
 /// The VCs that cross the switch: (input port, VC), in the order found.
@@ -65,6 +71,9 @@ pub struct SwAllocatorRow {
     pub(crate) function: SwAllocFn,
     pub(crate) lone_winner: SwLoneFn,
     pub booksim: &'static str,
+    /// With one VC per port it is the round-robin choice of one input per output that the router's one-VC path
+    /// makes, so that path may stand in for it.
+    pub one_vc_round_robin: bool,
 }
 
 /// Every switch allocator.
@@ -75,13 +84,31 @@ pub const SW_ALLOCATORS: &[SwAllocatorRow] = &[
         function: input_first::allocate,
         lone_winner: every_pointer_past,
         booksim: "sw_allocator = separable_input_first",
+        one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "islip",
         allocator: SwAllocator::Islip,
         function: islip::allocate,
         lone_winner: every_pointer_past,
-        booksim: "sw_allocator = islip, alloc_iters = 1",
+        booksim: "sw_allocator = islip, alloc_iters = allocator_iterations",
+        one_vc_round_robin: true,
+    },
+    SwAllocatorRow {
+        name: "output-first",
+        allocator: SwAllocator::OutputFirst,
+        function: output_first::allocate,
+        lone_winner: every_pointer_past,
+        booksim: "sw_allocator = separable_output_first",
+        one_vc_round_robin: true,
+    },
+    SwAllocatorRow {
+        name: "wavefront",
+        allocator: SwAllocator::Wavefront,
+        function: wavefront::allocate,
+        lone_winner: wavefront::lone_winner,
+        booksim: "sw_allocator = wavefront",
+        one_vc_round_robin: false,
     },
 ];
 
@@ -103,6 +130,92 @@ pub(crate) fn every_pointer_past(p: usize, v: usize, o: usize, st: SwRouter<'_>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::{Flit, VcState};
+
+    /// The winners of `allocator` with `iterations` among bidding VCs given as (input port, VC, output port) on a
+    /// router of `ports` ports and 2 VCs, every pointer at 0; and the wavefront diagonal afterwards.
+    fn winners(allocator: SwAllocator, iterations: u32, ports: usize, bids: &[(usize, usize, u8)]) -> (Vec<(u8, u8)>, u8) {
+        let vcs = 2;
+        let vc = InputVc {
+            head: 0,
+            len: 1,
+            state: VcState::Active,
+            out_port: 0,
+            out_vc: 0,
+            waiting_credit: false,
+            ready_at: 0,
+            due_at: 0,
+            front: Flit::default(),
+        };
+        let mut ivc = vec![vc; ports * vcs];
+        let mut requests = 0u64;
+        for &(p, v, o) in bids {
+            ivc[p * vcs + v].out_port = o;
+            requests |= 1 << (p * vcs + v);
+        }
+        let mut port_of_bit = [0u8; 64];
+        for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
+            *port = (bit / vcs) as u8;
+        }
+        let (mut in_ptr, mut out_ptr, mut accept_ptr, mut pri) = (vec![0; ports], vec![0; ports], vec![0; ports], 0);
+        let st = SwRouter {
+            ports,
+            vcs,
+            ivc: &ivc,
+            port_of_bit: &port_of_bit,
+            in_ptr: &mut in_ptr,
+            out_ptr: &mut out_ptr,
+            accept_ptr: &mut accept_ptr,
+            iterations,
+            wavefront_pri: &mut pri,
+        };
+        let won = (allocator.row().function)(requests, st);
+        (won.as_slice().to_vec(), pri)
+    }
+
+    #[test]
+    fn allocators_differ_where_inputs_ask_for_two_outputs() {
+        // Inputs 0 and 1 each bid for output 0 (VC 0) and output 1 (VC 1) of a 3-port router.
+        let bids = [(0, 0, 0), (0, 1, 1), (1, 0, 0), (1, 1, 1)];
+        // Input-first: both inputs choose VC 0, output 0 takes input 0, output 1 stays idle.
+        assert_eq!(winners(SwAllocator::InputFirst, 1, 3, &bids).0, [(0, 0)]);
+        // One iteration of iSLIP, and output-first: both outputs grant input 0, which accepts output 0.
+        assert_eq!(winners(SwAllocator::Islip, 1, 3, &bids).0, [(0, 0)]);
+        assert_eq!(winners(SwAllocator::OutputFirst, 1, 3, &bids).0, [(0, 0)]);
+        assert_eq!(winners(SwAllocator::OutputFirst, 3, 3, &bids).0, [(0, 0)], "output-first has no iterations");
+        // A second iSLIP iteration: output 1 grants input 1.
+        assert_eq!(winners(SwAllocator::Islip, 2, 3, &bids).0, [(0, 0), (1, 1)]);
+        // Wavefront from diagonal 0: (0, 0) on diagonal 0, then (1, 1) on diagonal 2; the diagonal moves to 1.
+        assert_eq!(winners(SwAllocator::Wavefront, 1, 3, &bids), (vec![(0, 0), (1, 1)], 1));
+    }
+
+    #[test]
+    fn wavefront_serves_by_diagonal_not_by_output_pointer() {
+        // Inputs 1 and 2 bid for output 0. Round-robin from pointer 0 takes input 1; the wavefront's diagonal 0
+        // holds (0, 0), diagonal 1 (1, 0), diagonal 2 (2, 0): it also takes input 1, but from diagonal 1 input 2.
+        let bids = [(1, 0, 0), (2, 0, 0)];
+        assert_eq!(winners(SwAllocator::InputFirst, 1, 3, &bids).0, [(1, 0)]);
+        assert_eq!(winners(SwAllocator::Wavefront, 1, 3, &bids).0, [(1, 0)]);
+        // Inputs 0 and 2 bid for output 1: diagonal 0 holds (2, 1), so the wavefront takes input 2 where the
+        // round-robin output pointer (at 0) takes input 0.
+        let bids = [(0, 0, 1), (2, 0, 1)];
+        assert_eq!(winners(SwAllocator::InputFirst, 1, 3, &bids).0, [(0, 0)]);
+        assert_eq!(winners(SwAllocator::Wavefront, 1, 3, &bids).0, [(2, 0)]);
+    }
+
+    #[test]
+    fn output_first_matches_one_islip_iteration() {
+        // Every set of bids on a 3-port, 2-VC router where each VC asks for one of the 3 outputs or none.
+        for code in 0..4usize.pow(6) {
+            let bids: Vec<_> = (0..6)
+                .filter_map(|l| match code / 4usize.pow(l as u32) % 4 {
+                    0 => None,
+                    o => Some((l / 2, l % 2, (o - 1) as u8)),
+                })
+                .collect();
+            assert_eq!(winners(SwAllocator::OutputFirst, 1, 3, &bids), winners(SwAllocator::Islip, 1, 3, &bids), "{bids:?}");
+        }
+    }
 
     #[test]
     fn every_variant_has_one_row_with_a_unique_name() {

@@ -12,7 +12,9 @@
 
 mod islip;
 mod lowest;
+mod output_first;
 mod round_robin;
+mod wavefront;
 
 use crate::config::{VcAllocator, MAX_VCS};
 use crate::router::round_robin_pick;
@@ -33,6 +35,11 @@ pub(crate) struct VcPort<'a> {
     pub grant_ptr: &'a mut [u8],
     /// Per input VC of the router: the output VC (`port * vcs + vc`) it accepts first next time.
     pub accept_ptr: &'a mut [u8],
+    /// iSLIP: iterations (`allocator_iterations`).
+    pub iterations: u32,
+    /// Wavefront: the router's priority diagonal in this cycle, and where its value for the next cycle goes.
+    pub wavefront_pri: u8,
+    pub wavefront_next: &'a mut u8,
 }
 
 /// Up to one match per output VC of a port: (input VC by local index, output VC of the port), in the order made.
@@ -65,13 +72,18 @@ pub struct VcAllocatorRow {
     pub allocator: VcAllocator,
     pub(crate) function: VcAllocFn,
     pub booksim: &'static str,
+    /// With one VC per port it allocates as the router's one-VC path does (the free VC to the next requester in
+    /// round-robin order), so that path may stand in for it.
+    pub one_vc_round_robin: bool,
 }
 
 /// Every VC allocator.
 pub const VC_ALLOCATORS: &[VcAllocatorRow] = &[
-    VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, function: lowest::allocate, booksim: "none (nocmsg before issue 15)" },
-    VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, function: round_robin::allocate, booksim: "none" },
-    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, function: islip::allocate, booksim: "vc_allocator = islip, alloc_iters = 1" },
+    VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, function: lowest::allocate, booksim: "none (nocmsg before issue 15)", one_vc_round_robin: true },
+    VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, function: round_robin::allocate, booksim: "none", one_vc_round_robin: true },
+    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, function: islip::allocate, booksim: "vc_allocator = islip, alloc_iters = allocator_iterations", one_vc_round_robin: true },
+    VcAllocatorRow { name: "output-first", allocator: VcAllocator::OutputFirst, function: output_first::allocate, booksim: "vc_allocator = separable_output_first", one_vc_round_robin: true },
+    VcAllocatorRow { name: "wavefront", allocator: VcAllocator::Wavefront, function: wavefront::allocate, booksim: "vc_allocator = wavefront", one_vc_round_robin: false },
 ];
 
 impl VcAllocator {
@@ -108,6 +120,49 @@ pub(crate) fn separable(mut requests: u64, mut free: u64, st: VcPort<'_>, mut ch
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The matches of `allocator` on output port 1 of a router with 2 ports of 2 VCs (input VCs 0..4, the port's
+    /// output VCs 2 and 3), every pointer at 0 and the wavefront diagonal at `pri`; and the next diagonal.
+    fn matches(allocator: VcAllocator, iterations: u32, requests: u64, free: u64, pri: u8) -> (Vec<(u8, u8)>, u8) {
+        let (mut requester, mut out_vc, mut grant, mut accept, mut next) = (0, 0, [0u8; 2], [0u8; 4], pri);
+        let st = VcPort {
+            port: 1,
+            vcs: 2,
+            inputs: 4,
+            requester_ptr: &mut requester,
+            out_vc_ptr: &mut out_vc,
+            grant_ptr: &mut grant,
+            accept_ptr: &mut accept,
+            iterations,
+            wavefront_pri: pri,
+            wavefront_next: &mut next,
+        };
+        ((allocator.function())(requests, free, st).as_slice().to_vec(), next)
+    }
+
+    #[test]
+    fn allocators_differ_on_two_requesters_and_two_free_vcs() {
+        // Input VCs 0 and 1 ask for port 1, both of its VCs free.
+        assert_eq!(matches(VcAllocator::Lowest, 1, 0b11, 0b11, 0).0, [(0, 0), (1, 1)]);
+        // iSLIP with all pointers at 0: both output VCs grant input VC 0; one match. Output-first alike.
+        assert_eq!(matches(VcAllocator::Islip, 1, 0b11, 0b11, 0).0, [(0, 0)]);
+        assert_eq!(matches(VcAllocator::OutputFirst, 1, 0b11, 0b11, 0).0, [(0, 0)]);
+        assert_eq!(matches(VcAllocator::Islip, 2, 0b11, 0b11, 0).0, [(0, 0), (1, 1)], "a second iteration");
+        // Wavefront from diagonal 0 (pairs with (input + output) mod 4 = 0): output VC 3 with input VC 1 first,
+        // then output VC 2 with input VC 0 on diagonal 2. The diagonal moves to 1.
+        assert_eq!(matches(VcAllocator::Wavefront, 1, 0b11, 0b11, 0), (vec![(1, 1), (0, 0)], 1));
+    }
+
+    #[test]
+    fn wavefront_hands_out_the_vc_on_the_first_diagonal() {
+        // Input VC 0 alone: `lowest` gives VC 0 (output 2); the wavefront from diagonal 0 finds (0, 3) on diagonal 3
+        // and (0, 2) on diagonal 2, so VC 0; from diagonal 3 it takes VC 1 (output 3).
+        assert_eq!(matches(VcAllocator::Lowest, 1, 0b1, 0b11, 0).0, [(0, 0)]);
+        assert_eq!(matches(VcAllocator::Wavefront, 1, 0b1, 0b11, 0), (vec![(0, 0)], 1));
+        assert_eq!(matches(VcAllocator::Wavefront, 1, 0b1, 0b11, 3), (vec![(0, 1)], 0));
+        // No free VC: no request reaches the allocator, and the diagonal stays.
+        assert_eq!(matches(VcAllocator::Wavefront, 1, 0b1, 0, 3), (vec![], 3));
+    }
 
     #[test]
     fn every_variant_has_one_row_with_a_unique_name() {
