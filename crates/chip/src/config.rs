@@ -81,6 +81,9 @@ pub struct NetworkSection {
     /// Iterations of the islip allocators (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub allocator_iterations: u32,
+    /// 4stage: heads bid for the switch in the cycle of their VC allocation (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub speculative_switch_allocation: bool,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -260,6 +263,7 @@ impl ChipConfig {
             vc_allocator,
             sw_allocator,
             allocator_iterations: self.network.allocator_iterations,
+            speculative_switch_allocation: self.network.speculative_switch_allocation,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

@@ -55,6 +55,9 @@ pub struct TrafficArgs {
     /// Iterations of the islip allocators (BookSim2's alloc_iters).
     #[arg(long, default_value_t = 1)]
     pub allocator_iterations: u32,
+    /// 4stage: a head bids for the switch in the cycle of its VC allocation (BookSim2's speculative = 1).
+    #[arg(long)]
+    pub speculative_switch_allocation: bool,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -147,6 +150,7 @@ impl TrafficArgs {
             vc_allocator: self.vc_allocator,
             sw_allocator: self.sw_allocator,
             allocator_iterations: self.allocator_iterations,
+            speculative_switch_allocation: self.speculative_switch_allocation,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };

@@ -215,6 +215,13 @@ pub struct NetworkConfig {
     pub vc_allocator: VcAllocator,
     /// The switch allocator (see [`SwAllocator`]).
     pub sw_allocator: SwAllocator,
+    /// With `4stage`, whether a head flit bids for the switch in the cycle of its VC allocation (BookSim2's
+    /// `speculative = 1`) rather than the cycle after: the router takes 3 cycles instead of 4. A speculative bid
+    /// (from a head whose VC allocation runs in the same cycle) is served only by inputs and outputs that
+    /// non-speculative bids left unmatched, and a head that loses VC allocation although its port had a free VC
+    /// with a credit still bids and wastes the grant if it wins, as in BookSim2 (`spec_check_elig`,
+    /// `spec_check_cred`). No effect with `1stage`, which does everything in one cycle.
+    pub speculative_switch_allocation: bool,
     /// Iterations of the `islip` allocators (VC and switch), as BookSim2's `alloc_iters`; 1 by default. Further
     /// iterations match inputs and outputs left unmatched by the earlier ones, without moving pointers.
     pub allocator_iterations: u32,
@@ -241,6 +248,7 @@ impl Default for NetworkConfig {
             vc_allocator: VcAllocator::Lowest,
             sw_allocator: SwAllocator::InputFirst,
             allocator_iterations: 1,
+            speculative_switch_allocation: false,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -294,6 +302,15 @@ impl NetworkConfig {
         }
     }
 
+    /// Cycles a head flit spends in a router at zero load, switch traversal included: the pipeline's stages, one
+    /// fewer with speculative switch allocation on `4stage`.
+    pub fn router_stages(&self) -> u64 {
+        match (self.pipeline, self.speculative_switch_allocation) {
+            (RouterPipeline::FourStage, true) => 3,
+            (pipeline, _) => pipeline.stages(),
+        }
+    }
+
     /// Cycles from winning switch allocation until the flit is in the destination node's ejection queue
     /// (the ejection channel always takes one cycle).
     pub(crate) fn switch_to_eject_cycles(&self) -> u64 {
@@ -307,7 +324,7 @@ impl NetworkConfig {
     /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
-        u64::from(self.injection_channel_cycles) + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
     }
 }
 
@@ -362,6 +379,8 @@ mod tests {
         assert_eq!(cfg.zero_load_latency(3, 4), 19);
         let booksim = NetworkConfig { injection_channel_cycles: 2, ..Default::default() };
         assert_eq!(booksim.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
+        let spec = NetworkConfig { speculative_switch_allocation: true, ..Default::default() };
+        assert_eq!(spec.zero_load_latency(3, 1), 13, "speculative switch allocation: 3 cycles per router");
         let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);

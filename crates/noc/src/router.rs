@@ -156,7 +156,8 @@ impl Network {
             vc.state = VcState::Routed;
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
-            let free = free_vcs(&self.ovc[ob..ob + vcs], now - GAP);
+            let va_gap = if ONE_VC { GAP } else { self.timing.va_gap };
+            let free = free_vcs(&self.ovc[ob..ob + vcs], now - va_gap);
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
@@ -269,10 +270,14 @@ impl Network {
         let vcs = self.vcs;
         let n = ports * vcs;
         let base = r * n;
-        let gap = GAP;
+        let gap = self.timing.va_gap;
+        let spec = self.speculative;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
+        // Speculative switch allocation: the bids of heads allocating their VC in this cycle, and of those among
+        // them that lost it but still bid (a grant to them is wasted).
+        let (mut spec_req, mut wasted) = (0u64, 0u64);
 
         // Route computation, and collecting VC and switch requests.
         while due != 0 {
@@ -317,7 +322,21 @@ impl Network {
                     v.out_vc = ov as u8;
                     v.ready_at = now;
                     v.due_at = now;
-                    self.bid_or_wait_for_credit(base + g, ob + ov, now, &mut sa_req, g);
+                    self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
+                }
+                // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
+                // spec_check_cred).
+                if spec && pending != 0 {
+                    let mut f = free;
+                    while f != 0 {
+                        let ov = f.trailing_zeros() as usize;
+                        f &= f - 1;
+                        if self.has_credit(ob + ov, now) {
+                            spec_req |= pending;
+                            wasted |= pending;
+                            break;
+                        }
+                    }
                 }
             }
             // Lost VC allocation: try again next cycle.
@@ -328,20 +347,65 @@ impl Network {
             }
         }
 
-        // Switch allocation by `sw_allocator`: the winners traverse, the other bids go again next cycle.
+        // Switch allocation by `sw_allocator`: the winners traverse, the other bids go again next cycle. With
+        // speculation, non-speculative bids first; speculative bids then share what they left.
         if sa_req != 0 {
             let winners = (self.sw_alloc.function)(sa_req, self.sw_router(r));
+            let (mut won_in, mut won_out) = (0u64, 0u64);
             for &(p, v) in winners.as_slice() {
                 let (p, v) = (p as usize, v as usize);
+                won_in |= 1 << p;
+                won_out |= 1 << self.ivc[base + p * vcs + v].out_port;
                 self.traverse::<false, FIVE_PORTS>(r, p, v, now);
                 sa_req &= !(1 << (p * vcs + v));
+            }
+            if spec_req != 0 {
+                let mut req = spec_req;
+                while req != 0 {
+                    let l = req.trailing_zeros() as usize;
+                    req &= req - 1;
+                    if won_in & (1 << (l / vcs)) != 0 || won_out & (1 << self.ivc[base + l].out_port) != 0 {
+                        spec_req &= !(1 << l);
+                        sa_req |= 1 << l;
+                    }
+                }
+                // One diagonal step per cycle for a wavefront allocator, as if both kinds of bid met in one.
+                let diagonal = self.sa_wavefront[r];
+                self.allocate_speculative::<FIVE_PORTS>(r, spec_req, wasted, now, &mut sa_req);
+                self.sa_wavefront[r] = diagonal;
             }
             while sa_req != 0 {
                 let l = sa_req.trailing_zeros() as usize;
                 sa_req &= sa_req - 1;
                 self.ivc[base + l].due_at = now + 1;
             }
+        } else if spec_req != 0 {
+            self.allocate_speculative::<FIVE_PORTS>(r, spec_req, wasted, now, &mut sa_req);
+            while sa_req != 0 {
+                let l = sa_req.trailing_zeros() as usize;
+                sa_req &= sa_req - 1;
+                self.ivc[base + l].due_at = now + 1;
+            }
         }
+    }
+
+    /// Switch allocation among speculative bids `spec_req` (none sharing an input or output with a winner of this
+    /// cycle); winners traverse unless in `wasted`; the bits of those that go again next cycle join `losers`.
+    #[inline(never)]
+    fn allocate_speculative<const FIVE_PORTS: bool>(&mut self, r: usize, mut spec_req: u64, wasted: u64, now: u64, losers: &mut u64) {
+        let vcs = self.vcs;
+        let winners = (self.sw_alloc.function)(spec_req, self.sw_router(r));
+        for &(p, v) in winners.as_slice() {
+            let (p, v) = (p as usize, v as usize);
+            let l = p * vcs + v;
+            spec_req &= !(1 << l);
+            if wasted & (1 << l) == 0 {
+                self.traverse::<false, FIVE_PORTS>(r, p, v, now);
+            } else {
+                *losers |= 1 << l;
+            }
+        }
+        *losers |= spec_req;
     }
 
     /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
@@ -388,7 +452,7 @@ impl Network {
     /// describe the state as if each allocation had run in its own cycle.
     pub(crate) fn pending_allocation(&self) -> PendingAllocation {
         let mut out = PendingAllocation::default();
-        if self.timing.stage_gap == 0 || self.now == 0 {
+        if self.timing.va_gap == 0 || self.now == 0 {
             return out;
         }
         let (ports, vcs) = (self.ports, self.vcs);
@@ -496,7 +560,7 @@ impl Network {
             if tail {
                 vc.out_port = vc.front.route;
             }
-            flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap).max(now + 1)
+            flit_due(vc, &vc.front, self.timing.head_gap, self.timing.body_gap).max(now + 1)
         };
         let out = &mut self.ovc[base + out_port * vcs + out_vc];
         out.credits -= 1;
