@@ -84,6 +84,9 @@ pub struct NetworkSection {
     /// 4stage: heads bid for the switch in the cycle of their VC allocation (see `noc::NetworkConfig`).
     #[serde(default)]
     pub speculative_switch_allocation: bool,
+    /// Output VCs are handed out again only once the last tail's credit is back (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub wait_for_tail_credit: bool,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -264,6 +267,7 @@ impl ChipConfig {
             sw_allocator,
             allocator_iterations: self.network.allocator_iterations,
             speculative_switch_allocation: self.network.speculative_switch_allocation,
+            wait_for_tail_credit: self.network.wait_for_tail_credit,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

@@ -41,6 +41,7 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("traffic", "sw_allocator", &["islip"]),
     ("traffic", "allocator_iterations", &["2"]),
     ("traffic", "speculative_switch_allocation", &[]),
+    ("traffic", "wait_for_tail_credit", &[]),
     ("traffic", "injection_channel_cycles", &["2"]),
     ("traffic", "body_bids_on_arrival", &[]),
     ("traffic", "eject_queue_flits", &["8"]),

@@ -58,6 +58,9 @@ pub struct TrafficArgs {
     /// 4stage: a head bids for the switch in the cycle of its VC allocation (BookSim2's speculative = 1).
     #[arg(long)]
     pub speculative_switch_allocation: bool,
+    /// Hand an output VC out again only once its last tail's credit is back (BookSim2's wait_for_tail_credit = 1).
+    #[arg(long)]
+    pub wait_for_tail_credit: bool,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -151,6 +154,7 @@ impl TrafficArgs {
             sw_allocator: self.sw_allocator,
             allocator_iterations: self.allocator_iterations,
             speculative_switch_allocation: self.speculative_switch_allocation,
+            wait_for_tail_credit: self.wait_for_tail_credit,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };

@@ -222,6 +222,10 @@ pub struct NetworkConfig {
     /// with a credit still bids and wastes the grant if it wins, as in BookSim2 (`spec_check_elig`,
     /// `spec_check_cred`). No effect with `1stage`, which does everything in one cycle.
     pub speculative_switch_allocation: bool,
+    /// Whether an output VC may be handed out again only once the credit of the last packet's tail has come back
+    /// (BookSim2's `wait_for_tail_credit = 1`) rather than from the cycle after the tail left (default, BookSim2's
+    /// default 0). Waiting keeps packets from queueing behind one another in a downstream VC.
+    pub wait_for_tail_credit: bool,
     /// Iterations of the `islip` allocators (VC and switch), as BookSim2's `alloc_iters`; 1 by default. Further
     /// iterations match inputs and outputs left unmatched by the earlier ones, without moving pointers.
     pub allocator_iterations: u32,
@@ -249,6 +253,7 @@ impl Default for NetworkConfig {
             sw_allocator: SwAllocator::InputFirst,
             allocator_iterations: 1,
             speculative_switch_allocation: false,
+            wait_for_tail_credit: false,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }

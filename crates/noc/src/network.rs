@@ -491,7 +491,7 @@ impl Network {
         }
         let timing = Timing::of(&cfg);
         let speculative = cfg.speculative_switch_allocation && cfg.pipeline == crate::config::RouterPipeline::FourStage;
-        let one_vc_path = vcs == 1 && !speculative && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
+        let one_vc_path = vcs == 1 && !speculative && !cfg.wait_for_tail_credit && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
@@ -1087,6 +1087,21 @@ impl Network {
             let cap = if is_eject { self.eject_depth } else { self.depth };
             self.credits_landed(o) == cap && vc.owner == NO_OWNER
         })
+    }
+
+    /// Whether all `cap` credits of output VC `o` are usable by cycle `cycle`: none is out, and the last in flight
+    /// (credits land in the order they were sent) lands by then.
+    pub(crate) fn credits_home_by(&self, o: usize, cap: usize, cycle: u64) -> bool {
+        let vc = self.ovc[o];
+        if vc.credits as usize + vc.pend_len as usize != cap {
+            return false;
+        }
+        let last = match vc.pend_len {
+            0 => return true,
+            1 => vc.first_landing,
+            k => self.ovc_pending[((vc.pend_head as usize + k as usize - 2) & self.credit_mask) * self.ovc.len() + o],
+        };
+        last <= cycle
     }
 
     /// Credits of output VC `o` usable now: the collected ones plus those in flight that have landed (read-only,

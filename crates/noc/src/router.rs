@@ -157,7 +157,7 @@ impl Network {
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
             let va_gap = if ONE_VC { GAP } else { self.timing.va_gap };
-            let free = free_vcs(&self.ovc[ob..ob + vcs], now - va_gap);
+            let free = if ONE_VC { free_vcs(&self.ovc[ob..ob + vcs], now - va_gap) } else { self.free_out_vcs(ob, o, now - va_gap) };
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
@@ -309,7 +309,7 @@ impl Network {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-            let free = free_vcs(&self.ovc[ob..ob + vcs], now - gap);
+            let free = self.free_out_vcs(ob, o, now - gap);
             let mut pending = va_req[o];
             if free != 0 {
                 let matches = (self.vc_alloc)(pending, free, self.vc_port(r, o, wavefront_pri));
@@ -408,6 +408,28 @@ impl Network {
         *losers |= spec_req;
     }
 
+    /// Which VCs of output port `o` (the first at `ob`) the VC allocation of cycle `cycle` may hand out: by default
+    /// from the cycle after a packet's tail left; with `wait_for_tail_credit` only once the tail's credit, the
+    /// last of the VC's credits, has landed too (all credits are home then: nothing is sent on a VC between its
+    /// tail and its next allocation, and credits come back in order).
+    #[inline(always)]
+    fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
+        let vcs = self.vcs;
+        let mut free = free_vcs(&self.ovc[ob..ob + vcs], cycle);
+        if self.cfg.wait_for_tail_credit {
+            let cap = if o >= MESH_PORTS { self.eject_depth } else { self.depth };
+            let mut f = free;
+            while f != 0 {
+                let ov = f.trailing_zeros() as usize;
+                f &= f - 1;
+                if !self.credits_home_by(ob + ov, cap, cycle) {
+                    free &= !(1 << ov);
+                }
+            }
+        }
+        free
+    }
+
     /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
     /// `wavefront_pri`.
     #[inline(always)]
@@ -473,7 +495,7 @@ impl Network {
             let (wavefront_pri, mut wavefront_next) = (self.va_wavefront[r], 0);
             for (o, &requests) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
-                let free = free_vcs(&self.ovc[ob..ob + vcs], self.now - 1);
+                let free = self.free_out_vcs(ob, o, self.now - 1);
                 if requests == 0 || free == 0 {
                     continue;
                 }
@@ -611,7 +633,11 @@ mod tests {
     /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
     /// node 1 of a 2x1 mesh with four VCs arrive on.
     fn ejection_vcs(choice: VcAllocator, packets: u64) -> Vec<u8> {
-        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, vc_allocator: choice, ..NetworkConfig::default() };
+        ejection_vcs_of(NetworkConfig { vc_allocator: choice, ..NetworkConfig::default() }, packets)
+    }
+
+    fn ejection_vcs_of(cfg: NetworkConfig, packets: u64) -> Vec<u8> {
+        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, ..cfg };
         let mut net = Network::new(cfg).unwrap();
         net.set_drain(NodeId(1), DrainPolicy::Manual);
         for i in 0..packets {
@@ -628,6 +654,17 @@ mod tests {
         vcs.sort();
         vcs.dedup();
         assert_eq!(vcs, [0, 1]);
+    }
+
+    #[test]
+    fn waiting_for_the_tail_credit_keeps_a_vc_until_the_node_drains() {
+        // Node 1 does not drain, so no credit of its ejection queues comes back: waiting for the tail's credit,
+        // each VC takes one packet and the other four packets wait; without waiting, packets share VCs 0 and 1.
+        let wait = NetworkConfig { wait_for_tail_credit: true, ..NetworkConfig::default() };
+        assert_eq!(ejection_vcs_of(wait, 8), [0, 1, 2, 3]);
+        let mut vcs = ejection_vcs(VcAllocator::Lowest, 8);
+        vcs.sort();
+        assert_eq!(vcs, [0, 0, 0, 0, 1, 1, 1, 1]);
     }
 
     #[test]

@@ -26,11 +26,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         (1u32..=5, 1u32..=4, 1u32..=2, 1u32..=3),
         (1u32..=5, 1u32..=4, 1u32..=3, 1u32..=2),
         (any::<bool>(), any::<bool>()),
-        (0usize..5, 0usize..4, 1u32..=3, any::<bool>()),
+        (0usize..5, 0usize..4, 1u32..=3, any::<bool>(), any::<bool>()),
         (2u64..=6, 0u64..=3),
         prop::collection::vec((0u64..60, any::<u32>(), any::<u32>(), 1u16..=6), 1..50),
     )
-        .prop_map(|((w, h, c, vcs), (depth, eject, credit, link), (four, xy), (va, sa, iterations, speculative), (period, stall), raw)| {
+        .prop_map(|((w, h, c, vcs), (depth, eject, credit, link), (four, xy), (va, sa, iterations, speculative, wait), (period, stall), raw)| {
             let cfg = NetworkConfig {
                 width: w,
                 height: h,
@@ -45,6 +45,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 sw_allocator: [SwAllocator::InputFirst, SwAllocator::Islip, SwAllocator::OutputFirst, SwAllocator::Wavefront][sa],
                 allocator_iterations: iterations,
                 speculative_switch_allocation: speculative,
+                wait_for_tail_credit: wait,
                 pipeline: if four { RouterPipeline::FourStage } else { RouterPipeline::OneStage },
                 routing: if xy { Routing::Xy } else { Routing::Yx },
                 vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip, VcAllocator::OutputFirst, VcAllocator::Wavefront]
