@@ -216,11 +216,11 @@ pub struct NetworkConfig {
     /// The switch allocator (see [`SwAllocator`]).
     pub sw_allocator: SwAllocator,
     /// With `4stage`, whether a head flit bids for the switch in the cycle of its VC allocation (BookSim2's
-    /// `speculative = 1`) rather than the cycle after: the router takes 3 cycles instead of 4. A speculative bid
-    /// (from a head whose VC allocation runs in the same cycle) is served only by inputs and outputs that
-    /// non-speculative bids left unmatched, and a head that loses VC allocation although its port had a free VC
-    /// with a credit still bids and wastes the grant if it wins, as in BookSim2 (`spec_check_elig`,
-    /// `spec_check_cred`). No effect with `1stage`, which does everything in one cycle.
+    /// `speculative = 1`) rather than the cycle after: the router takes 3 cycles instead of 4. As in BookSim2 with its
+    /// default `spec_sw_allocator = prio` and iSLIP, a speculative bid loses to another VC of the same input only
+    /// (an input bids with a non-speculative VC when it has one), competes as an equal at the outputs, and a head
+    /// that loses VC allocation although its port had a free VC with a credit still bids and wastes a grant if it
+    /// wins (`spec_check_elig`, `spec_check_cred`). No effect with `1stage`, which does everything in one cycle.
     pub speculative_switch_allocation: bool,
     /// Whether an output VC may be handed out again only once the credit of the last packet's tail has come back
     /// (BookSim2's `wait_for_tail_credit = 1`) rather than from the cycle after the tail left (default, BookSim2's

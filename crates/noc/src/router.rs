@@ -189,7 +189,7 @@ impl Network {
             if ONE_VC {
                 self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             } else {
-                (self.sw_alloc.lone_winner)(p, v, out_port, self.sw_router(r));
+                (self.sw_alloc.lone_winner)(p, v, out_port, self.sw_router(r, 0));
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -347,65 +347,26 @@ impl Network {
             }
         }
 
-        // Switch allocation by `sw_allocator`: the winners traverse, the other bids go again next cycle. With
-        // speculation, non-speculative bids first; speculative bids then share what they left.
-        if sa_req != 0 {
-            let winners = (self.sw_alloc.function)(sa_req, self.sw_router(r));
-            let (mut won_in, mut won_out) = (0u64, 0u64);
+        // Switch allocation by `sw_allocator`: the winners traverse, the other bids go again next cycle. Speculative
+        // bids take part as equals at the outputs (BookSim2's iSLIP ignores priorities); a grant to a head that
+        // lost VC allocation is wasted.
+        let mut bids = sa_req | spec_req;
+        if bids != 0 {
+            let winners = (self.sw_alloc.function)(bids, self.sw_router(r, spec_req));
             for &(p, v) in winners.as_slice() {
                 let (p, v) = (p as usize, v as usize);
-                won_in |= 1 << p;
-                won_out |= 1 << self.ivc[base + p * vcs + v].out_port;
-                self.traverse::<false, FIVE_PORTS>(r, p, v, now);
-                sa_req &= !(1 << (p * vcs + v));
-            }
-            if spec_req != 0 {
-                let mut req = spec_req;
-                while req != 0 {
-                    let l = req.trailing_zeros() as usize;
-                    req &= req - 1;
-                    if won_in & (1 << (l / vcs)) != 0 || won_out & (1 << self.ivc[base + l].out_port) != 0 {
-                        spec_req &= !(1 << l);
-                        sa_req |= 1 << l;
-                    }
+                let l = p * vcs + v;
+                if wasted & (1 << l) == 0 {
+                    self.traverse::<false, FIVE_PORTS>(r, p, v, now);
+                    bids &= !(1 << l);
                 }
-                // One diagonal step per cycle for a wavefront allocator, as if both kinds of bid met in one.
-                let diagonal = self.sa_wavefront[r];
-                self.allocate_speculative::<FIVE_PORTS>(r, spec_req, wasted, now, &mut sa_req);
-                self.sa_wavefront[r] = diagonal;
             }
-            while sa_req != 0 {
-                let l = sa_req.trailing_zeros() as usize;
-                sa_req &= sa_req - 1;
-                self.ivc[base + l].due_at = now + 1;
-            }
-        } else if spec_req != 0 {
-            self.allocate_speculative::<FIVE_PORTS>(r, spec_req, wasted, now, &mut sa_req);
-            while sa_req != 0 {
-                let l = sa_req.trailing_zeros() as usize;
-                sa_req &= sa_req - 1;
+            while bids != 0 {
+                let l = bids.trailing_zeros() as usize;
+                bids &= bids - 1;
                 self.ivc[base + l].due_at = now + 1;
             }
         }
-    }
-
-    /// Switch allocation among speculative bids `spec_req` (none sharing an input or output with a winner of this
-    /// cycle); winners traverse unless in `wasted`; the bits of those that go again next cycle join `losers`.
-    #[inline(never)]
-    fn allocate_speculative<const FIVE_PORTS: bool>(&mut self, r: usize, mut spec_req: u64, wasted: u64, now: u64, losers: &mut u64) {
-        let vcs = self.vcs;
-        let winners = (self.sw_alloc.function)(spec_req, self.sw_router(r));
-        for &(p, v) in winners.as_slice() {
-            let (p, v) = (p as usize, v as usize);
-            let l = p * vcs + v;
-            spec_req &= !(1 << l);
-            if wasted & (1 << l) == 0 {
-                self.traverse::<false, FIVE_PORTS>(r, p, v, now);
-            } else {
-                *losers |= 1 << l;
-            }
-        }
-        *losers |= spec_req;
     }
 
     /// Which VCs of output port `o` (the first at `ob`) the VC allocation of cycle `cycle` may hand out: by default
@@ -453,7 +414,7 @@ impl Network {
 
     /// The switch allocator's view of router `r`.
     #[inline(always)]
-    fn sw_router(&mut self, r: usize) -> SwRouter<'_> {
+    fn sw_router(&mut self, r: usize, speculative: u64) -> SwRouter<'_> {
         let (ports, vcs) = (self.ports, self.vcs);
         let n = ports * vcs;
         SwRouter {
@@ -465,6 +426,7 @@ impl Network {
             out_ptr: &mut self.rr_sa_out[r * ports..(r + 1) * ports],
             accept_ptr: &mut self.sa_accept_ptr[r * ports..(r + 1) * ports],
             iterations: self.cfg.allocator_iterations,
+            speculative,
             wavefront_pri: &mut self.sa_wavefront[r],
         }
     }

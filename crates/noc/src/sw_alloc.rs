@@ -34,6 +34,9 @@ pub(crate) struct SwRouter<'a> {
     pub accept_ptr: &'a mut [u8],
     /// iSLIP: iterations (`allocator_iterations`).
     pub iterations: u32,
+    /// Speculative bids (bits by local index): an input port prefers any other bidding VC to them when it picks
+    /// the VC it bids with (for an output, or at all); at the outputs they compete as equals.
+    pub speculative: u64,
     /// Wavefront: the router's priority diagonal.
     pub wavefront_pri: &'a mut u8,
 }
@@ -118,6 +121,17 @@ impl SwAllocator {
     }
 }
 
+/// The bidding VCs `bits` (of one input port, bit per VC) an input picks from: the non-speculative ones if any.
+#[inline(always)]
+pub(crate) fn preferred(bits: u64, speculative: u64) -> u64 {
+    let sure = bits & !speculative;
+    if sure != 0 {
+        sure
+    } else {
+        bits
+    }
+}
+
 /// A lone winner moves every pointer past itself: the output's grant pointer past its input, the input's VC
 /// pointer past its VC and the input's accept pointer past its output (the allocators that do not use a pointer
 /// never read it).
@@ -135,6 +149,11 @@ mod tests {
     /// The winners of `allocator` with `iterations` among bidding VCs given as (input port, VC, output port) on a
     /// router of `ports` ports and 2 VCs, every pointer at 0; and the wavefront diagonal afterwards.
     fn winners(allocator: SwAllocator, iterations: u32, ports: usize, bids: &[(usize, usize, u8)]) -> (Vec<(u8, u8)>, u8) {
+        winners_with(allocator, iterations, ports, bids, 0)
+    }
+
+    /// [`winners`] with speculative bids `speculative` (bits by local index `port * 2 + vc`).
+    fn winners_with(allocator: SwAllocator, iterations: u32, ports: usize, bids: &[(usize, usize, u8)], speculative: u64) -> (Vec<(u8, u8)>, u8) {
         let vcs = 2;
         let vc = InputVc {
             head: 0,
@@ -167,6 +186,7 @@ mod tests {
             out_ptr: &mut out_ptr,
             accept_ptr: &mut accept_ptr,
             iterations,
+            speculative,
             wavefront_pri: &mut pri,
         };
         let won = (allocator.row().function)(requests, st);
@@ -201,6 +221,20 @@ mod tests {
         let bids = [(0, 0, 1), (2, 0, 1)];
         assert_eq!(winners(SwAllocator::InputFirst, 1, 3, &bids).0, [(0, 0)]);
         assert_eq!(winners(SwAllocator::Wavefront, 1, 3, &bids).0, [(2, 0)]);
+    }
+
+    #[test]
+    fn an_input_prefers_a_non_speculative_vc() {
+        // Input 0's VCs 0 and 1 both bid for output 1; VC 0 (nearest the pointer) is speculative, so every
+        // allocator sends VC 1. Without speculation VC 0 goes.
+        let bids = [(0, 0, 1), (0, 1, 1)];
+        for allocator in [SwAllocator::InputFirst, SwAllocator::Islip, SwAllocator::OutputFirst, SwAllocator::Wavefront] {
+            assert_eq!(winners_with(allocator, 1, 3, &bids, 0b01).0, [(0, 1)], "{allocator}");
+            assert_eq!(winners_with(allocator, 1, 3, &bids, 0).0, [(0, 0)], "{allocator}");
+        }
+        // At the outputs speculative bids compete as equals: input 0's speculative bid for output 0 wins over
+        // input 1's non-speculative one by output 0's pointer.
+        assert_eq!(winners_with(SwAllocator::Islip, 1, 3, &[(0, 0, 0), (1, 0, 0)], 0b01).0, [(0, 0)]);
     }
 
     #[test]

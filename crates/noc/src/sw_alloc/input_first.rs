@@ -19,6 +19,7 @@ pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
         let p = st.port_of_bit[req.trailing_zeros() as usize] as usize;
         let port_bits = (req >> (p * vcs)) & vc_mask;
         req &= !(vc_mask << (p * vcs));
+        let port_bits = super::preferred(port_bits, st.speculative >> (p * vcs) & vc_mask);
         let v = round_robin_pick(port_bits, u32::from(st.in_ptr[p])) as usize;
         chosen[p] = v as u8;
         let o = st.ivc[p * vcs + v].out_port as usize;

@@ -24,8 +24,10 @@ pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
         let mut bits = (req >> (p * vcs)) & vc_mask;
         req &= !(vc_mask << (p * vcs));
         let start = u32::from(st.in_ptr[p]);
+        // Non-speculative VCs label their pairs first.
+        let spec = st.speculative >> (p * vcs) & vc_mask;
         while bits != 0 {
-            let v = round_robin_pick(bits, start) as usize;
+            let v = round_robin_pick(super::preferred(bits, spec), start) as usize;
             bits &= !(1 << v);
             let o = st.ivc[p * vcs + v].out_port as usize;
             if in_req[p] & (1 << o) == 0 {
