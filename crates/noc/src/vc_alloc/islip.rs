@@ -15,6 +15,16 @@ pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
         return VcMatches::default();
     }
     let (o, vcs, n) = (st.port, st.vcs, st.inputs);
+    if requests.is_power_of_two() {
+        // The only requester (the common case): every free VC grants it, and it accepts by its accept pointer.
+        let g = requests.trailing_zeros() as usize;
+        let ov = islip_accept(free, st.accept_ptr[g], o, vcs);
+        st.grant_ptr[ov] = wrap(g + 1, n) as u8;
+        st.accept_ptr[g] = wrap(o * vcs + ov + 1, n) as u8;
+        let mut out = VcMatches::default();
+        out.push(g, ov);
+        return out;
+    }
     let (pairs, len, first) = islip_port(requests, free, st.grant_ptr, st.accept_ptr, o, vcs, st.iterations);
     // Pointers move past the matches of the first iteration only (McKeown's iSLIP, BookSim2's `alloc_iters`).
     for &(g, ov) in &pairs[..first] {
