@@ -417,9 +417,6 @@ pub struct Network {
     pub(crate) speculative: bool,
     /// Whether routers take the one-VC path (one VC per port, and allocators for which it is exact).
     pub(crate) one_vc_path: bool,
-    /// The VC allocator and switch allocator of `cfg`, looked up in their tables once.
-    pub(crate) vc_alloc: crate::vc_alloc::VcAllocFn,
-    pub(crate) sw_alloc: &'static crate::sw_alloc::SwAllocatorRow,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -552,8 +549,6 @@ impl Network {
             sa_wavefront: vec![0; routers],
             one_vc_path,
             speculative,
-            vc_alloc: cfg.vc_allocator.function(),
-            sw_alloc: cfg.sw_allocator.row(),
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],

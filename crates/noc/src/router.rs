@@ -169,7 +169,7 @@ impl Network {
             } else {
                 // The only requester: it gets a VC whatever the allocator.
                 let pri = self.va_wavefront[r];
-                let matches = (self.vc_alloc)(1 << local, free, self.vc_port(r, o, pri));
+                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, 1 << local, free, self.vc_port(r, o, pri));
                 debug_assert_eq!(matches.as_slice().len(), 1);
                 matches.pairs[0].1 as usize
             };
@@ -189,7 +189,7 @@ impl Network {
             if ONE_VC {
                 self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             } else {
-                (self.sw_alloc.lone_winner)(p, v, out_port, self.sw_router(r, 0));
+                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, p, v, out_port, self.sw_router(r, 0));
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -312,7 +312,7 @@ impl Network {
             let free = self.free_out_vcs(ob, o, now - gap);
             let mut pending = va_req[o];
             if free != 0 {
-                let matches = (self.vc_alloc)(pending, free, self.vc_port(r, o, wavefront_pri));
+                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
                 for &(g, ov) in matches.as_slice() {
                     let (g, ov) = (g as usize, ov as usize);
                     pending &= !(1 << g);
@@ -352,7 +352,7 @@ impl Network {
         // lost VC allocation is wasted.
         let mut bids = sa_req | spec_req;
         if bids != 0 {
-            let winners = (self.sw_alloc.function)(bids, self.sw_router(r, spec_req));
+            let winners = crate::sw_alloc::allocate(self.cfg.sw_allocator, bids, self.sw_router(r, spec_req));
             for &(p, v) in winners.as_slice() {
                 let (p, v) = (p as usize, v as usize);
                 let l = p * vcs + v;
@@ -477,7 +477,7 @@ impl Network {
                     wavefront_next: &mut wavefront_next,
                 };
                 // The router's one-VC path allocates as `lowest` does.
-                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { (self.vc_alloc)(requests, free, st) };
+                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
                 for &(g, ov) in matches.as_slice() {
                     out.owners.insert(ob + ov as usize, u16::from(g));
                     let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");

@@ -60,19 +60,14 @@ impl SwWinners {
     }
 }
 
-/// A switch allocator: the winners among the bidding VCs `requests` (bits by local index), moving the pointers.
-pub(crate) type SwAllocFn = fn(requests: u64, st: SwRouter<'_>) -> SwWinners;
+// A switch allocator is `fn(requests: u64, st: SwRouter) -> SwWinners`: the winners among the bidding VCs
+// `requests` (bits by local index), moving the pointers.
 
-/// The pointer moves when VC `v` of input port `p`, bidding for output port `o`, is the only bidder and wins.
-pub(crate) type SwLoneFn = fn(p: usize, v: usize, o: usize, st: SwRouter<'_>);
-
-/// One row per switch allocator: its name (command line and chip files), variant, implementation, what a lone
-/// winner does to the pointers, and the BookSim2 setting it corresponds to.
+/// One row per switch allocator: its name (command line and chip files), variant, and the BookSim2 setting it
+/// corresponds to.
 pub struct SwAllocatorRow {
     pub name: &'static str,
     pub allocator: SwAllocator,
-    pub(crate) function: SwAllocFn,
-    pub(crate) lone_winner: SwLoneFn,
     pub booksim: &'static str,
     /// With one VC per port it is the round-robin choice of one input per output that the router's one-VC path
     /// makes, so that path may stand in for it.
@@ -84,32 +79,24 @@ pub const SW_ALLOCATORS: &[SwAllocatorRow] = &[
     SwAllocatorRow {
         name: "input-first",
         allocator: SwAllocator::InputFirst,
-        function: input_first::allocate,
-        lone_winner: every_pointer_past,
         booksim: "sw_allocator = separable_input_first",
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "islip",
         allocator: SwAllocator::Islip,
-        function: islip::allocate,
-        lone_winner: every_pointer_past,
         booksim: "sw_allocator = islip, alloc_iters = allocator_iterations",
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "output-first",
         allocator: SwAllocator::OutputFirst,
-        function: output_first::allocate,
-        lone_winner: every_pointer_past,
         booksim: "sw_allocator = separable_output_first",
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "wavefront",
         allocator: SwAllocator::Wavefront,
-        function: wavefront::allocate,
-        lone_winner: wavefront::lone_winner,
         booksim: "sw_allocator = wavefront",
         one_vc_round_robin: false,
     },
@@ -132,9 +119,32 @@ pub(crate) fn preferred(bits: u64, speculative: u64) -> u64 {
     }
 }
 
+/// Runs `choice`'s allocator. The match lets the compiler inline it into the router's loop (a call through a
+/// function pointer cost up to 8% of a multi-VC simulation); being exhaustive, it cannot miss a new variant.
+#[inline(always)]
+pub(crate) fn allocate(choice: SwAllocator, requests: u64, st: SwRouter<'_>) -> SwWinners {
+    match choice {
+        SwAllocator::InputFirst => input_first::allocate(requests, st),
+        SwAllocator::Islip => islip::allocate(requests, st),
+        SwAllocator::OutputFirst => output_first::allocate(requests, st),
+        SwAllocator::Wavefront => wavefront::allocate(requests, st),
+    }
+}
+
+/// What `choice` does to the pointers when VC `v` of input port `p`, bidding for output port `o`, is the only
+/// bidder and wins.
+#[inline(always)]
+pub(crate) fn lone_winner(choice: SwAllocator, p: usize, v: usize, o: usize, st: SwRouter<'_>) {
+    match choice {
+        SwAllocator::InputFirst | SwAllocator::Islip | SwAllocator::OutputFirst => every_pointer_past(p, v, o, st),
+        SwAllocator::Wavefront => wavefront::lone_winner(p, v, o, st),
+    }
+}
+
 /// A lone winner moves every pointer past itself: the output's grant pointer past its input, the input's VC
 /// pointer past its VC and the input's accept pointer past its output (the allocators that do not use a pointer
 /// never read it).
+#[inline]
 pub(crate) fn every_pointer_past(p: usize, v: usize, o: usize, st: SwRouter<'_>) {
     st.out_ptr[o] = wrap(p + 1, st.ports) as u8;
     st.in_ptr[p] = wrap(v + 1, st.vcs) as u8;
@@ -189,7 +199,7 @@ mod tests {
             speculative,
             wavefront_pri: &mut pri,
         };
-        let won = (allocator.row().function)(requests, st);
+        let won = allocate(allocator, requests, st);
         (won.as_slice().to_vec(), pri)
     }
 

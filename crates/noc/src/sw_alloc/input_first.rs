@@ -7,6 +7,7 @@ use super::{SwRouter, SwWinners};
 use crate::network::wrap;
 use crate::router::{round_robin_pick, MAX_PORTS};
 
+#[inline(always)]
 pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (ports, vcs) = (st.ports, st.vcs);
     let vc_mask = (1u64 << vcs) - 1;

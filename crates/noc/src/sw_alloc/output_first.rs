@@ -7,6 +7,7 @@
 
 use super::{SwRouter, SwWinners};
 
+#[inline]
 pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
     super::islip::allocate(requests, SwRouter { iterations: 1, ..st })
 }

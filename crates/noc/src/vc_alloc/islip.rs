@@ -10,6 +10,7 @@ use crate::config::MAX_VCS;
 use crate::network::wrap;
 use crate::router::round_robin_pick;
 
+#[inline]
 pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
     if free == 0 {
         return VcMatches::default();

@@ -4,6 +4,7 @@
 
 use super::{separable, VcMatches, VcPort};
 
+#[inline(always)]
 pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
     separable(requests, free, st, |free, _| free.trailing_zeros() as usize)
 }

@@ -9,6 +9,7 @@ use super::islip::islip_port;
 use super::{VcMatches, VcPort};
 use crate::network::wrap;
 
+#[inline]
 pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
     if free == 0 {
         return VcMatches::default();

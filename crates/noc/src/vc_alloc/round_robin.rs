@@ -5,6 +5,7 @@ use super::{separable, VcMatches, VcPort};
 use crate::network::wrap;
 use crate::router::round_robin_pick;
 
+#[inline(always)]
 pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
     let vcs = st.vcs;
     separable(requests, free, st, |free, next| {

@@ -9,6 +9,7 @@
 
 use super::{VcMatches, VcPort};
 
+#[inline]
 pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
     let mut out = VcMatches::default();
     if free == 0 || requests == 0 {
