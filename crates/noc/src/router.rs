@@ -34,7 +34,7 @@
 
 use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
-use crate::sw_alloc::SwRouter;
+use crate::sw_alloc::{LonePointers, SwRouter};
 use crate::vc_alloc::VcPort;
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -189,7 +189,15 @@ impl Network {
             if ONE_VC {
                 self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             } else {
-                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, p, v, out_port, self.sw_router(r, 0));
+                let lone = LonePointers {
+                    ports,
+                    vcs,
+                    in_ptr: &mut self.rr_sa_in[r * ports + p],
+                    out_ptr: &mut self.rr_sa_out[r * ports + out_port],
+                    accept_ptr: &mut self.sa_accept_ptr[r * ports + p],
+                    wavefront_pri: &mut self.sa_wavefront[r],
+                };
+                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, p, v, out_port, lone);
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }

@@ -4,8 +4,8 @@
 //! input port and one per output port. It sees the bidding VCs of one router (bits by local index
 //! `port * vcs + vc`), the output port each bids for, and the router's pointers ([`SwRouter`]); it returns the
 //! winners and moves its pointers; the router moves the winners' flits and lets the others bid again next cycle.
-//! When a single VC bids, it wins whatever the allocator, and the row's `lone_winner` moves the pointers as the
-//! allocator would have (the router's shortcut for that case, see `router`).
+//! When a single VC bids, it wins whatever the allocator, and [`lone_winner`] moves the pointers as the allocator
+//! would have (the router's shortcut for that case, see `router`).
 //!
 //! Adding an allocator is one file here, one variant of [`SwAllocator`] and one row in [`SW_ALLOCATORS`].
 
@@ -131,10 +131,21 @@ pub(crate) fn allocate(choice: SwAllocator, requests: u64, st: SwRouter<'_>) -> 
     }
 }
 
+/// The pointers a lone winner may move: its input port's VC pointer and accept pointer, its output port's grant
+/// pointer, and the router's wavefront diagonal.
+pub(crate) struct LonePointers<'a> {
+    pub ports: usize,
+    pub vcs: usize,
+    pub in_ptr: &'a mut u8,
+    pub out_ptr: &'a mut u8,
+    pub accept_ptr: &'a mut u8,
+    pub wavefront_pri: &'a mut u8,
+}
+
 /// What `choice` does to the pointers when VC `v` of input port `p`, bidding for output port `o`, is the only
 /// bidder and wins.
 #[inline(always)]
-pub(crate) fn lone_winner(choice: SwAllocator, p: usize, v: usize, o: usize, st: SwRouter<'_>) {
+pub(crate) fn lone_winner(choice: SwAllocator, p: usize, v: usize, o: usize, st: LonePointers<'_>) {
     match choice {
         SwAllocator::InputFirst | SwAllocator::Islip | SwAllocator::OutputFirst => every_pointer_past(p, v, o, st),
         SwAllocator::Wavefront => wavefront::lone_winner(p, v, o, st),
@@ -144,11 +155,11 @@ pub(crate) fn lone_winner(choice: SwAllocator, p: usize, v: usize, o: usize, st:
 /// A lone winner moves every pointer past itself: the output's grant pointer past its input, the input's VC
 /// pointer past its VC and the input's accept pointer past its output (the allocators that do not use a pointer
 /// never read it).
-#[inline]
-pub(crate) fn every_pointer_past(p: usize, v: usize, o: usize, st: SwRouter<'_>) {
-    st.out_ptr[o] = wrap(p + 1, st.ports) as u8;
-    st.in_ptr[p] = wrap(v + 1, st.vcs) as u8;
-    st.accept_ptr[p] = wrap(o + 1, st.ports) as u8;
+#[inline(always)]
+pub(crate) fn every_pointer_past(p: usize, v: usize, o: usize, st: LonePointers<'_>) {
+    *st.out_ptr = wrap(p + 1, st.ports) as u8;
+    *st.in_ptr = wrap(v + 1, st.vcs) as u8;
+    *st.accept_ptr = wrap(o + 1, st.ports) as u8;
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
 }
 
 /// A lone winner: its input's VC pointer moves past it and the priority diagonal moves by one.
-pub(crate) fn lone_winner(p: usize, v: usize, _o: usize, st: SwRouter<'_>) {
-    st.in_ptr[p] = wrap(v + 1, st.vcs) as u8;
+pub(crate) fn lone_winner(_p: usize, v: usize, _o: usize, st: super::LonePointers<'_>) {
+    *st.in_ptr = wrap(v + 1, st.vcs) as u8;
     *st.wavefront_pri = wrap(usize::from(*st.wavefront_pri) + 1, st.ports) as u8;
 }
