@@ -22,13 +22,15 @@
 //! cycle `t` carries `free_from = t + 1`, so it is not handed out by that allocation. A lone head then costs one
 //! visit per router, not two: the visit of `a + 2` allocates its VC (for `a + 1`) and lets it bid.
 //!
-//! VC allocation is chosen by [`VcAllocator`]: separable (free output VCs of each output port go to requesters in
-//! round-robin order, the lowest free VC first or rotating over the VCs) or one iteration of iSLIP over input and
-//! output VCs (BookSim2's default); with dimension-order routing a head asks for one port, so each output port is
-//! allocated on its own. Switch allocation is separable input-first and round-robin: it first picks one VC per
-//! input port, then one input per output port, and moves a pointer only when its choice is granted. Two shortcuts compute exactly what they would: a VC
-//! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port the
-//! requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
+//! VC allocation is chosen by [`VcAllocator`] and switch allocation by [`crate::config::SwAllocator`], each
+//! allocator one file of [`crate::vc_alloc`] and [`crate::sw_alloc`]; with dimension-order routing a head asks for
+//! one port, so each output port's VCs are allocated on their own. With `speculative_switch_allocation` the VC
+//! allocation of cycle `t` runs in the visit of `t` itself and the heads it grants bid in that cycle (see
+//! [`crate::NetworkConfig`]); with `wait_for_tail_credit` an output VC is free only once all its credits are home.
+//! Two shortcuts compute exactly what the allocators would: a VC
+//! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port (and
+//! allocators that are round-robin then, every one but `wavefront`; no speculation, no waiting for tail credits)
+//! the requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
 //! the router holding it, looked up when it was sent there.
 

@@ -2,9 +2,9 @@
 //!
 //! A switch allocator decides which of the input VCs bidding for the switch in a cycle cross it: at most one per
 //! input port and one per output port. It sees the bidding VCs of one router (bits by local index
-//! `port * vcs + vc`), the output port each bids for, and the router's pointers ([`SwRouter`]); it returns the
+//! `port * vcs + vc`), the output port each bids for, and the router's pointers (`SwRouter`); it returns the
 //! winners and moves its pointers; the router moves the winners' flits and lets the others bid again next cycle.
-//! When a single VC bids, it wins whatever the allocator, and [`lone_winner`] moves the pointers as the allocator
+//! When a single VC bids, it wins whatever the allocator, and `lone_winner` moves the pointers as the allocator
 //! would have (the router's shortcut for that case, see `router`).
 //!
 //! Adding an allocator is one file here, one variant of [`SwAllocator`] and one row in [`SW_ALLOCATORS`].

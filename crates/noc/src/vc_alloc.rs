@@ -3,7 +3,7 @@
 //! A VC allocator gives requesting head flits free VCs of the output port they are routed to. With
 //! dimension-order routing each head asks for exactly one output port, so each port is allocated on its own:
 //! an allocator sees the requesting input VCs of one port (bits by local index `port * vcs + vc` in the router),
-//! that port's free output VCs, and the pointers it keeps ([`VcPort`]); it returns the matches and moves its
+//! that port's free output VCs, and the pointers it keeps (`VcPort`); it returns the matches and moves its
 //! pointers. The router applies the matches, and the same function answers [`crate::Network`]'s reports on
 //! copies of the pointers, so the two cannot disagree. With one VC per port every allocator is the same (the one
 //! free VC goes to the requester next in round-robin order), and the router's one-VC path does that itself.
