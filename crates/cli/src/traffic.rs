@@ -52,7 +52,7 @@ pub struct TrafficArgs {
     /// Switch allocator: input-first (separable), islip (BookSim2's default), output-first (separable) or wavefront.
     #[arg(long, default_value = "input-first")]
     pub sw_allocator: SwAllocator,
-    /// Iterations of the islip allocators (BookSim2's alloc_iters).
+    /// Iterations of the islip allocators (BookSim2's islip(N)).
     #[arg(long, default_value_t = 1)]
     pub allocator_iterations: u32,
     /// 4stage: a head bids for the switch in the cycle of its VC allocation (BookSim2's speculative = 1).

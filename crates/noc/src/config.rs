@@ -226,8 +226,10 @@ pub struct NetworkConfig {
     /// (BookSim2's `wait_for_tail_credit = 1`) rather than from the cycle after the tail left (default, BookSim2's
     /// default 0). Waiting keeps packets from queueing behind one another in a downstream VC.
     pub wait_for_tail_credit: bool,
-    /// Iterations of the `islip` allocators (VC and switch), as BookSim2's `alloc_iters`; 1 by default. Further
-    /// iterations match inputs and outputs left unmatched by the earlier ones, without moving pointers.
+    /// Iterations of the `islip` allocators (VC and switch), as BookSim2's allocator names `islip(N)` (its
+    /// `alloc_iters` does not reach the router's allocators, which are built without the configuration); 1 by
+    /// default. Further iterations match inputs and outputs left unmatched by the earlier ones, without moving
+    /// pointers.
     pub allocator_iterations: u32,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,

@@ -85,7 +85,7 @@ pub const SW_ALLOCATORS: &[SwAllocatorRow] = &[
     SwAllocatorRow {
         name: "islip",
         allocator: SwAllocator::Islip,
-        booksim: "sw_allocator = islip, alloc_iters = allocator_iterations",
+        booksim: "sw_allocator = islip(N), N = allocator_iterations",
         one_vc_round_robin: true,
     },
     SwAllocatorRow {

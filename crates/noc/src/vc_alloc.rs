@@ -80,7 +80,7 @@ pub struct VcAllocatorRow {
 pub const VC_ALLOCATORS: &[VcAllocatorRow] = &[
     VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, booksim: "none (nocmsg before issue 15)", one_vc_round_robin: true },
     VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, booksim: "none", one_vc_round_robin: true },
-    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, booksim: "vc_allocator = islip, alloc_iters = allocator_iterations", one_vc_round_robin: true },
+    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, booksim: "vc_allocator = islip(N), N = allocator_iterations", one_vc_round_robin: true },
     VcAllocatorRow { name: "output-first", allocator: VcAllocator::OutputFirst, booksim: "vc_allocator = separable_output_first", one_vc_round_robin: true },
     VcAllocatorRow { name: "wavefront", allocator: VcAllocator::Wavefront, booksim: "vc_allocator = wavefront", one_vc_round_robin: false },
 ];

@@ -1,5 +1,5 @@
 //! `islip`: iSLIP over ports, BookSim2's default (`sw_allocator = islip`), with `allocator_iterations` iterations
-//! (BookSim2's `alloc_iters`, default 1). Each input port asks
+//! (BookSim2's `islip(N)`, default 1). Each input port asks
 //! for every output port one of its VCs bids for (per pair, the VC at or after the input's pointer, as BookSim2
 //! keeps one label per pair); each output grants the requesting input at or after its grant pointer; each input
 //! accepts the granting output at or after its accept pointer; pointers move past accepted matches only (further

@@ -1,5 +1,5 @@
 //! `islip`: iSLIP over input VCs and output VCs, BookSim2's default (`vc_allocator = islip`), with
-//! `allocator_iterations` iterations (BookSim2's `alloc_iters`, default 1).
+//! `allocator_iterations` iterations (BookSim2's `islip(N)`, default 1).
 //! Every requester asks for all free VCs of its output port; each free output VC grants the requester at or after
 //! its grant pointer; each requester accepts the granting VC at or after its accept pointer (one per input VC,
 //! over all output VCs `port * vcs + vc` of the router); both pointers move past an accepted match only. Further
@@ -27,7 +27,7 @@ pub(crate) fn allocate(requests: u64, free: u64, st: VcPort<'_>) -> VcMatches {
         return out;
     }
     let (pairs, len, first) = islip_port(requests, free, st.grant_ptr, st.accept_ptr, o, vcs, st.iterations);
-    // Pointers move past the matches of the first iteration only (McKeown's iSLIP, BookSim2's `alloc_iters`).
+    // Pointers move past the matches of the first iteration only (McKeown's iSLIP, as BookSim2's).
     for &(g, ov) in &pairs[..first] {
         let (g, ov) = (g as usize, ov as usize);
         st.grant_ptr[ov] = wrap(g + 1, n) as u8;
