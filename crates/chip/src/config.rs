@@ -72,12 +72,21 @@ pub struct NetworkSection {
     pub vcs: u32,
     #[serde(default = "default_buffer")]
     pub buffer_depth_flits: u32,
-    /// The VC allocator: "lowest", "round-robin" or "islip" (see `noc::VcAllocator`).
+    /// The VC allocator: "lowest", "round-robin", "islip", "output-first" or "wavefront" (see `noc::VcAllocator`).
     #[serde(default = "default_vc_allocator")]
     pub vc_allocator: String,
-    /// The switch allocator: "input-first" or "islip" (see `noc::SwAllocator`).
+    /// The switch allocator: "input-first", "islip", "output-first" or "wavefront" (see `noc::SwAllocator`).
     #[serde(default = "default_sw_allocator")]
     pub sw_allocator: String,
+    /// Iterations of the islip allocators (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub allocator_iterations: u32,
+    /// 4stage: heads bid for the switch in the cycle of their VC allocation (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub speculative_switch_allocation: bool,
+    /// Output VCs are handed out again only once the last tail's credit is back (see `noc::NetworkConfig`).
+    #[serde(default)]
+    pub wait_for_tail_credit: bool,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
@@ -256,6 +265,9 @@ impl ChipConfig {
             routing,
             vc_allocator,
             sw_allocator,
+            allocator_iterations: self.network.allocator_iterations,
+            speculative_switch_allocation: self.network.speculative_switch_allocation,
+            wait_for_tail_credit: self.network.wait_for_tail_credit,
             // PIMP's receive FIFO is the ejection queue.
             eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
             watchdog_cycles: self.network.watchdog_cycles,

@@ -45,13 +45,22 @@ pub struct TrafficArgs {
     /// Routing function: xy or yx.
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
-    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs) or
-    /// islip (BookSim2's default).
+    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs), islip
+    /// (BookSim2's default), output-first (separable) or wavefront.
     #[arg(long, default_value = "lowest")]
     pub vc_allocator: VcAllocator,
-    /// Switch allocator: input-first (separable) or islip (BookSim2's default).
+    /// Switch allocator: input-first (separable), islip (BookSim2's default), output-first (separable) or wavefront.
     #[arg(long, default_value = "input-first")]
     pub sw_allocator: SwAllocator,
+    /// Iterations of the islip allocators (BookSim2's islip(N)).
+    #[arg(long, default_value_t = 1)]
+    pub allocator_iterations: u32,
+    /// 4stage: a head bids for the switch in the cycle of its VC allocation (BookSim2's speculative = 1).
+    #[arg(long)]
+    pub speculative_switch_allocation: bool,
+    /// Hand an output VC out again only once its last tail's credit is back (BookSim2's wait_for_tail_credit = 1).
+    #[arg(long)]
+    pub wait_for_tail_credit: bool,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
@@ -143,6 +152,9 @@ impl TrafficArgs {
             routing: self.routing,
             vc_allocator: self.vc_allocator,
             sw_allocator: self.sw_allocator,
+            allocator_iterations: self.allocator_iterations,
+            speculative_switch_allocation: self.speculative_switch_allocation,
+            wait_for_tail_credit: self.wait_for_tail_credit,
             eject_queue_flits: self.eject_queue_flits,
             watchdog_cycles: self.watchdog,
         };

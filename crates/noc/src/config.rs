@@ -84,28 +84,33 @@ pub enum VcAllocator {
     /// the router); both pointers move past an accepted match only.
     #[serde(rename = "islip")]
     Islip,
+    /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): each free output VC
+    /// picks a requester, each requester one of the VCs that picked it; the same matches as one iteration of `islip`.
+    #[serde(rename = "output-first")]
+    OutputFirst,
+    /// A wavefront allocator over the router's input and output VCs (BookSim2's `wavefront`), its priority diagonal
+    /// moving by one each cycle the router has a request.
+    #[serde(rename = "wavefront")]
+    Wavefront,
 }
 
 impl VcAllocator {
-    pub const NAMES: &'static [&'static str] = &["lowest", "round-robin", "islip"];
+    /// Every name, from the table of allocators.
+    pub fn names() -> Vec<&'static str> {
+        crate::vc_alloc::VC_ALLOCATORS.iter().map(|row| row.name).collect()
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            VcAllocator::Lowest => "lowest",
-            VcAllocator::RoundRobin => "round-robin",
-            VcAllocator::Islip => "islip",
-        }
+        self.row().name
     }
 }
 
 impl FromStr for VcAllocator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "lowest" => Ok(VcAllocator::Lowest),
-            "round-robin" => Ok(VcAllocator::RoundRobin),
-            "islip" => Ok(VcAllocator::Islip),
-            _ => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::NAMES.join(", "))),
+        match crate::vc_alloc::VC_ALLOCATORS.iter().find(|row| row.name == s) {
+            Some(row) => Ok(row.allocator),
+            None => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::names().join(", "))),
         }
     }
 }
@@ -131,26 +136,33 @@ pub enum SwAllocator {
     /// output at or after its accept pointer; pointers move past accepted matches only.
     #[serde(rename = "islip")]
     Islip,
+    /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): the same winners as
+    /// one iteration of `islip`.
+    #[serde(rename = "output-first")]
+    OutputFirst,
+    /// A wavefront allocator over input and output ports (BookSim2's `wavefront`), its priority diagonal moving by
+    /// one each cycle the router has a bid.
+    #[serde(rename = "wavefront")]
+    Wavefront,
 }
 
 impl SwAllocator {
-    pub const NAMES: &'static [&'static str] = &["input-first", "islip"];
+    /// Every name, from the table of allocators.
+    pub fn names() -> Vec<&'static str> {
+        crate::sw_alloc::SW_ALLOCATORS.iter().map(|row| row.name).collect()
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            SwAllocator::InputFirst => "input-first",
-            SwAllocator::Islip => "islip",
-        }
+        self.row().name
     }
 }
 
 impl FromStr for SwAllocator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "input-first" => Ok(SwAllocator::InputFirst),
-            "islip" => Ok(SwAllocator::Islip),
-            _ => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::NAMES.join(", "))),
+        match crate::sw_alloc::SW_ALLOCATORS.iter().find(|row| row.name == s) {
+            Some(row) => Ok(row.allocator),
+            None => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::names().join(", "))),
         }
     }
 }
@@ -203,6 +215,22 @@ pub struct NetworkConfig {
     pub vc_allocator: VcAllocator,
     /// The switch allocator (see [`SwAllocator`]).
     pub sw_allocator: SwAllocator,
+    /// With `4stage`, whether a head flit bids for the switch in the cycle of its VC allocation (BookSim2's
+    /// `speculative = 1`) rather than the cycle after: the router takes 3 cycles instead of 4. As in BookSim2 with its
+    /// default `spec_sw_allocator = prio` and iSLIP, a speculative bid loses to another VC of the same input only
+    /// (an input bids with a non-speculative VC when it has one), competes as an equal at the outputs, and a head
+    /// that loses VC allocation although its port had a free VC with a credit still bids and wastes a grant if it
+    /// wins (`spec_check_elig`, `spec_check_cred`). No effect with `1stage`, which does everything in one cycle.
+    pub speculative_switch_allocation: bool,
+    /// Whether an output VC may be handed out again only once the credit of the last packet's tail has come back
+    /// (BookSim2's `wait_for_tail_credit = 1`) rather than from the cycle after the tail left (default, BookSim2's
+    /// default 0). Waiting keeps packets from queueing behind one another in a downstream VC.
+    pub wait_for_tail_credit: bool,
+    /// Iterations of the `islip` allocators (VC and switch), as BookSim2's allocator names `islip(N)` (its
+    /// `alloc_iters` does not reach the router's allocators, which are built without the configuration); 1 by
+    /// default. Further iterations match inputs and outputs left unmatched by the earlier ones, without moving
+    /// pointers.
+    pub allocator_iterations: u32,
     /// Depth of each node's ejection queue (per virtual channel); a full queue back-pressures the network.
     pub eject_queue_flits: u32,
     /// Report a deadlock when flits are in the network and none has moved for this many cycles (0 disables).
@@ -225,6 +253,9 @@ impl Default for NetworkConfig {
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Lowest,
             sw_allocator: SwAllocator::InputFirst,
+            allocator_iterations: 1,
+            speculative_switch_allocation: false,
+            wait_for_tail_credit: false,
             eject_queue_flits: 16,
             watchdog_cycles: 10_000,
         }
@@ -252,6 +283,7 @@ impl NetworkConfig {
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
         check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
+        check("allocator_iterations", self.allocator_iterations.into(), 1, 16)?;
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
         check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;
@@ -277,6 +309,15 @@ impl NetworkConfig {
         }
     }
 
+    /// Cycles a head flit spends in a router at zero load, switch traversal included: the pipeline's stages, one
+    /// fewer with speculative switch allocation on `4stage`.
+    pub fn router_stages(&self) -> u64 {
+        match (self.pipeline, self.speculative_switch_allocation) {
+            (RouterPipeline::FourStage, true) => 3,
+            (pipeline, _) => pipeline.stages(),
+        }
+    }
+
     /// Cycles from winning switch allocation until the flit is in the destination node's ejection queue
     /// (the ejection channel always takes one cycle).
     pub(crate) fn switch_to_eject_cycles(&self) -> u64 {
@@ -290,7 +331,7 @@ impl NetworkConfig {
     /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
-        u64::from(self.injection_channel_cycles) + routers * self.pipeline.stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
     }
 }
 
@@ -324,12 +365,12 @@ mod tests {
 
     #[test]
     fn vc_allocator_names_parse() {
-        for &name in VcAllocator::NAMES {
+        for name in VcAllocator::names() {
             assert_eq!(name.parse::<VcAllocator>().unwrap().name(), name);
         }
         assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
         assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
-        for &name in SwAllocator::NAMES {
+        for name in SwAllocator::names() {
             assert_eq!(name.parse::<SwAllocator>().unwrap().name(), name);
         }
         assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::InputFirst, "today's behaviour stays the default");
@@ -345,6 +386,8 @@ mod tests {
         assert_eq!(cfg.zero_load_latency(3, 4), 19);
         let booksim = NetworkConfig { injection_channel_cycles: 2, ..Default::default() };
         assert_eq!(booksim.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
+        let spec = NetworkConfig { speculative_switch_allocation: true, ..Default::default() };
+        assert_eq!(spec.zero_load_latency(3, 1), 13, "speculative switch allocation: 3 cycles per router");
         let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);

@@ -21,9 +21,11 @@ mod router;
 pub mod routing;
 pub mod scenarios;
 pub mod stats;
+pub mod sw_alloc;
 pub mod topology;
 pub mod traffic;
 pub mod types;
+pub mod vc_alloc;
 pub mod watchdog;
 
 pub use config::{ConfigError, NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};

@@ -217,6 +217,11 @@ pub(crate) struct Timing {
     pub inject: u64,
     /// Cycles from a body flit's write into an input buffer to its first switch bid.
     pub body_gap: u64,
+    /// Cycles from VC allocation to the switch bid of the VC it grants: `stage_gap`, or 0 with speculative switch
+    /// allocation (a `4stage` head bids in the cycle of its VC allocation).
+    pub va_gap: u64,
+    /// Cycles from a head reaching the front of an idle VC (route computation) to its switch bid.
+    pub head_gap: u64,
 }
 
 impl Timing {
@@ -230,6 +235,8 @@ impl Timing {
             credit_delay: u64::from(cfg.credit_delay_cycles),
             inject: u64::from(cfg.injection_channel_cycles),
             body_gap: if cfg.body_bids_on_arrival { 0 } else { traversal },
+            va_gap: if cfg.speculative_switch_allocation { 0 } else { traversal },
+            head_gap: traversal + if cfg.speculative_switch_allocation { 0 } else { traversal },
         }
     }
 
@@ -294,7 +301,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(5 * channels + 2 * n_ivc, size_of::<u8>()),
+        bytes(5 * channels + 2 * n_ivc + 2 * routers, size_of::<u8>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -321,13 +328,13 @@ pub(crate) fn memory(cfg: &NetworkConfig) -> NetworkMemory {
 
 /// When `flit`, at the front of input VC `vc`, may next act, judged from the VC's state alone: VC allocation for
 /// the head of an idle VC (route computation is folded into it), VC allocation again after a loss, the switch bid
-/// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + stage_gap`, together with the
-/// switch bids of that cycle (see `router`), so the head of an idle VC is due then. A body flit bids `body_gap`
+/// otherwise. VC allocation of cycle `t` is evaluated in the visit of cycle `t + va_gap`, together with the
+/// switch bids of that cycle (see `router`), so the head of an idle VC is due `head_gap` after it reached the front. A body flit bids `body_gap`
 /// cycles after it was written (`stage_gap`, or 0 with `body_bids_on_arrival`).
 #[inline]
-pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, stage_gap: u64, body_gap: u64) -> u64 {
+pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, head_gap: u64, body_gap: u64) -> u64 {
     match vc.state {
-        VcState::Idle => flit.arrival.max(vc.ready_at) + 2 * stage_gap,
+        VcState::Idle => flit.arrival.max(vc.ready_at) + head_gap,
         VcState::Routed => vc.ready_at,
         VcState::Active if flit.is_head() => vc.ready_at,
         VcState::Active => flit.arrival + body_gap,
@@ -403,6 +410,13 @@ pub struct Network {
     pub(crate) va_accept_ptr: Vec<u8>,
     /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
     pub(crate) sa_accept_ptr: Vec<u8>,
+    /// Wavefront allocators: each router's priority diagonal for VC and for switch allocation.
+    pub(crate) va_wavefront: Vec<u8>,
+    pub(crate) sa_wavefront: Vec<u8>,
+    /// Speculative switch allocation (`speculative_switch_allocation` with `4stage`).
+    pub(crate) speculative: bool,
+    /// Whether routers take the one-VC path (one VC per port, and allocators for which it is exact).
+    pub(crate) one_vc_path: bool,
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -473,13 +487,15 @@ impl Network {
             }
         }
         let timing = Timing::of(&cfg);
+        let speculative = cfg.speculative_switch_allocation && cfg.pipeline == crate::config::RouterPipeline::FourStage;
+        let one_vc_path = vcs == 1 && !speculative && !cfg.wait_for_tail_credit && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
         }
         let mut net = Network {
             route: cfg.routing.function(),
-            step_routers: crate::router::step_routers_fn(vcs, timing.stage_gap, ports),
+            step_routers: crate::router::step_routers_fn(one_vc_path, timing.stage_gap, ports),
             timing,
             mesh,
             now: 0,
@@ -529,6 +545,10 @@ impl Network {
             va_grant_ptr: vec![0; routers * ports * vcs],
             va_accept_ptr: vec![0; routers * ports * vcs],
             sa_accept_ptr: vec![0; routers * ports],
+            va_wavefront: vec![0; routers],
+            sa_wavefront: vec![0; routers],
+            one_vc_path,
+            speculative,
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
             ej_len: vec![0; nodes * vcs],
@@ -819,7 +839,7 @@ impl Network {
         vc.len += 1;
         if behind == 0 {
             vc.front = flit;
-            let due = flit_due(vc, &flit, self.timing.stage_gap, self.timing.body_gap);
+            let due = flit_due(vc, &flit, self.timing.head_gap, self.timing.body_gap);
             vc.due_at = due;
             if vc.state == VcState::Idle {
                 // A head reached the front: its route is the VC's output port from now on.
@@ -845,7 +865,7 @@ impl Network {
         if vc.len == 0 {
             return u64::MAX;
         }
-        flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap)
+        flit_due(vc, &vc.front, self.timing.head_gap, self.timing.body_gap)
     }
 
     fn step_node(&mut self, n: usize, now: u64) {
@@ -1064,6 +1084,21 @@ impl Network {
         })
     }
 
+    /// Whether all `cap` credits of output VC `o` are usable by cycle `cycle`: none is out, and the last in flight
+    /// (credits land in the order they were sent) lands by then.
+    pub(crate) fn credits_home_by(&self, o: usize, cap: usize, cycle: u64) -> bool {
+        let vc = self.ovc[o];
+        if vc.credits as usize + vc.pend_len as usize != cap {
+            return false;
+        }
+        let last = match vc.pend_len {
+            0 => return true,
+            1 => vc.first_landing,
+            k => self.ovc_pending[((vc.pend_head as usize + k as usize - 2) & self.credit_mask) * self.ovc.len() + o],
+        };
+        last <= cycle
+    }
+
     /// Credits of output VC `o` usable now: the collected ones plus those in flight that have landed (read-only,
     /// unlike [`Network::collect_credits`]).
     pub(crate) fn credits_landed(&self, o: usize) -> usize {
@@ -1103,6 +1138,8 @@ mod memory_tests {
             + b(&net.va_grant_ptr)
             + b(&net.va_accept_ptr)
             + b(&net.sa_accept_ptr)
+            + b(&net.va_wavefront)
+            + b(&net.sa_wavefront)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)

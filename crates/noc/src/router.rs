@@ -22,18 +22,22 @@
 //! cycle `t` carries `free_from = t + 1`, so it is not handed out by that allocation. A lone head then costs one
 //! visit per router, not two: the visit of `a + 2` allocates its VC (for `a + 1`) and lets it bid.
 //!
-//! VC allocation is chosen by [`VcAllocator`]: separable (free output VCs of each output port go to requesters in
-//! round-robin order, the lowest free VC first or rotating over the VCs) or one iteration of iSLIP over input and
-//! output VCs (BookSim2's default); with dimension-order routing a head asks for one port, so each output port is
-//! allocated on its own. Switch allocation is separable input-first and round-robin: it first picks one VC per
-//! input port, then one input per output port, and moves a pointer only when its choice is granted. Two shortcuts compute exactly what they would: a VC
-//! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port the
-//! requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
+//! VC allocation is chosen by [`VcAllocator`] and switch allocation by [`crate::config::SwAllocator`], each
+//! allocator one file of [`crate::vc_alloc`] and [`crate::sw_alloc`]; with dimension-order routing a head asks for
+//! one port, so each output port's VCs are allocated on their own. With `speculative_switch_allocation` the VC
+//! allocation of cycle `t` runs in the visit of `t` itself and the heads it grants bid in that cycle (see
+//! [`crate::NetworkConfig`]); with `wait_for_tail_credit` an output VC is free only once all its credits are home.
+//! Two shortcuts compute exactly what the allocators would: a VC
+//! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port (and
+//! allocators that are round-robin then, every one but `wavefront`; no speculation, no waiting for tail credits)
+//! the requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
 //! the router holding it, looked up when it was sent there.
 
-use crate::config::{SwAllocator, VcAllocator, MAX_CONCENTRATION, MAX_VCS};
+use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
+use crate::sw_alloc::{LonePointers, SwRouter};
+use crate::vc_alloc::VcPort;
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
 
@@ -65,71 +69,14 @@ fn free_vcs(ovcs: &[OutputVc], cycle: u64) -> u64 {
     free
 }
 
-/// The output VC that VC allocation hands out from the free ones in `free` (bit per VC, not zero) under `choice`,
-/// with the port's round-robin pointer `next` (moved past the choice).
-#[inline(always)]
-fn out_vc_choose(choice: VcAllocator, free: u64, next: &mut u8, vcs: usize) -> usize {
-    match choice {
-        VcAllocator::Lowest => free.trailing_zeros() as usize,
-        VcAllocator::RoundRobin => {
-            let ov = round_robin_pick(free, u32::from(*next)) as usize;
-            *next = wrap(ov + 1, vcs) as u8;
-            ov
-        }
-        VcAllocator::Islip => unreachable!("iSLIP chooses through islip_port"),
-    }
-}
-
-/// Up to one match per output VC: (input VC by local index, output VC of the port).
-type IslipMatches = ([(u8, u8); MAX_VCS as usize], usize);
-
-/// One iSLIP iteration for output port `o`, whose free VCs are `free` and whose requesters are the input VCs
-/// `requests` (bits by local index; with dimension-order routing each asks for this one port only, so ports are
-/// independent). Each free output VC grants the requester at or after its grant pointer (`grant_ptr`, per VC of
-/// the port); each requester accepts, among the VCs granting it, the one at or after its accept pointer
-/// (`accept_ptr`, per input VC of the router, over all output VCs `port * vcs + vc` of the router).
-#[inline]
-fn islip_port(requests: u64, free: u64, grant_ptr: &[u8], accept_ptr: &[u8], o: usize, vcs: usize) -> IslipMatches {
-    let mut granted = [0u8; 64];
-    let mut granted_any = 0u64;
-    let mut f = free;
-    while f != 0 && requests != 0 {
-        let ov = f.trailing_zeros() as usize;
-        f &= f - 1;
-        let g = round_robin_pick(requests, u32::from(grant_ptr[ov])) as usize;
-        granted[g] |= 1 << ov;
-        granted_any |= 1 << g;
-    }
-    let mut out = ([(0u8, 0u8); MAX_VCS as usize], 0);
-    while granted_any != 0 {
-        let g = granted_any.trailing_zeros() as usize;
-        granted_any &= granted_any - 1;
-        out.0[out.1] = (g as u8, islip_accept(u64::from(granted[g]), accept_ptr[g], o, vcs) as u8);
-        out.1 += 1;
-    }
-    out
-}
-
-/// The VC of port `o` (bit in `granted`, not zero) that an input VC whose accept pointer is `accept_ptr` (an output
-/// VC index `port * vcs + vc`) accepts: the first at or after the pointer, wrapping over all ports.
-#[inline(always)]
-fn islip_accept(granted: u64, accept_ptr: u8, o: usize, vcs: usize) -> usize {
-    let (a, lo) = (accept_ptr as usize, o * vcs);
-    if a > lo && a < lo + vcs {
-        round_robin_pick(granted, (a - lo) as u32) as usize
-    } else {
-        granted.trailing_zeros() as usize
-    }
-}
-
 /// Visits the routers due in one cycle, specialised for one configuration class (chosen once per network).
 pub(crate) type StepRoutersFn = fn(&mut Network, u64);
 
 /// The router step for a configuration: the one-VC and pipeline cases are compiled separately so the hot loop has
 /// constant VC counts and stage gaps.
-pub(crate) fn step_routers_fn(vcs: usize, stage_gap: u64, ports: usize) -> StepRoutersFn {
+pub(crate) fn step_routers_fn(one_vc_path: bool, stage_gap: u64, ports: usize) -> StepRoutersFn {
     // FIVE_PORTS: one node per router, so the per-VC loops have a constant trip count of five.
-    match (vcs == 1, stage_gap, ports == 5) {
+    match (one_vc_path, stage_gap, ports == 5) {
         (true, 1, true) => Network::step_routers::<true, 1, true>,
         (true, 1, false) => Network::step_routers::<true, 1, false>,
         (true, _, true) => Network::step_routers::<true, 0, true>,
@@ -183,7 +130,7 @@ impl Network {
         } else if ONE_VC {
             self.allocate_one_vc::<GAP, FIVE_PORTS>(r, due, now);
         } else {
-            self.allocate::<ONE_VC, GAP, FIVE_PORTS>(r, due, now);
+            self.allocate::<GAP, FIVE_PORTS>(r, due, now);
         }
         let next = self.ivc[base..base + n].iter().fold(u64::MAX, |m, vc| m.min(vc.due_at));
         self.wake(r, next);
@@ -211,22 +158,22 @@ impl Network {
             vc.state = VcState::Routed;
             let o = vc.out_port as usize;
             let ob = base + o * vcs;
-            let free = free_vcs(&self.ovc[ob..ob + vcs], now - GAP);
+            let va_gap = if ONE_VC { GAP } else { self.timing.va_gap };
+            let free = if ONE_VC { free_vcs(&self.ovc[ob..ob + vcs], now - va_gap) } else { self.free_out_vcs(ob, o, now - va_gap) };
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
                 return;
             }
             let ov = if ONE_VC {
+                self.rr_va[r * ports + o] = wrap(local + 1, n) as u8;
                 0
-            } else if self.cfg.vc_allocator == VcAllocator::Islip {
-                // The only requester: every free VC grants it, and it accepts by its accept pointer.
-                let ov = islip_accept(free, self.va_accept_ptr[i], o, vcs);
-                self.va_grant_ptr[ob + ov] = wrap(local + 1, n) as u8;
-                self.va_accept_ptr[i] = wrap(o * vcs + ov + 1, n) as u8;
-                ov
             } else {
-                self.out_vc_pick(free, r * ports + o)
+                // The only requester: it gets a VC whatever the allocator.
+                let pri = self.va_wavefront[r];
+                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, 1 << local, free, self.vc_port(r, o, pri));
+                debug_assert_eq!(matches.as_slice().len(), 1);
+                matches.pairs[0].1 as usize
             };
             let vc = &mut self.ivc[i];
             vc.state = VcState::Active;
@@ -234,7 +181,6 @@ impl Network {
             vc.ready_at = now;
             vc.due_at = now;
             self.ovc[ob + ov].owner = local as u16;
-            self.rr_va[r * ports + o] = wrap(local + 1, n) as u8;
         }
         // Switch allocation: a bid, if the output VC has a credit, wins both stages.
         let vc = &self.ivc[i];
@@ -242,11 +188,18 @@ impl Network {
         let mut bids = 0u64;
         self.bid_or_wait_for_credit(i, base + out_port * vcs + vc.out_vc as usize, now, &mut bids, local);
         if bids != 0 {
-            self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
-            if !ONE_VC {
-                self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
-                // iSLIP's accept pointer moves too (unused by the input-first allocator).
-                self.sa_accept_ptr[r * ports + p] = wrap(out_port + 1, ports) as u8;
+            if ONE_VC {
+                self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
+            } else {
+                let lone = LonePointers {
+                    ports,
+                    vcs,
+                    in_ptr: &mut self.rr_sa_in[r * ports + p],
+                    out_ptr: &mut self.rr_sa_out[r * ports + out_port],
+                    accept_ptr: &mut self.sa_accept_ptr[r * ports + p],
+                    wavefront_pri: &mut self.sa_wavefront[r],
+                };
+                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, p, v, out_port, lone);
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -322,15 +275,19 @@ impl Network {
 
     /// Route computation, VC allocation and switch allocation for the VCs of router `r` in `due`.
     #[inline(always)]
-    fn allocate<const ONE_VC: bool, const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, mut due: u64, now: u64) {
+    fn allocate<const GAP: u64, const FIVE_PORTS: bool>(&mut self, r: usize, mut due: u64, now: u64) {
         let ports = if FIVE_PORTS { 5 } else { self.ports };
-        let vcs = if ONE_VC { 1 } else { self.vcs };
+        let vcs = self.vcs;
         let n = ports * vcs;
         let base = r * n;
-        let gap = GAP;
+        let gap = self.timing.va_gap;
+        let spec = self.speculative;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
         let mut sa_req = 0u64;
+        // Speculative switch allocation: the bids of heads allocating their VC in this cycle, and of those among
+        // them that lost it but still bid (a grant to them is wasted).
+        let (mut spec_req, mut wasted) = (0u64, 0u64);
 
         // Route computation, and collecting VC and switch requests.
         while due != 0 {
@@ -355,49 +312,42 @@ impl Network {
             }
         }
 
-        // VC allocation (of cycle `now - GAP`, see the module docs): each output port hands its free VCs to
-        // requesters in round-robin order; a granted VC bids for the switch right away.
+        // VC allocation (of cycle `now - GAP`, see the module docs), port by port by `vc_allocator`; a granted VC
+        // bids for the switch right away.
+        let wavefront_pri = self.va_wavefront[r];
         while va_ports != 0 {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-            let mut free = free_vcs(&self.ovc[ob..ob + vcs], now - gap);
+            let free = self.free_out_vcs(ob, o, now - gap);
             let mut pending = va_req[o];
-            if self.cfg.vc_allocator == VcAllocator::Islip && free != 0 {
-                let (matches, k) = islip_port(pending, free, &self.va_grant_ptr[ob..ob + vcs], &self.va_accept_ptr[base..base + n], o, vcs);
-                for &(g, ov) in &matches[..k] {
+            if free != 0 {
+                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
+                for &(g, ov) in matches.as_slice() {
                     let (g, ov) = (g as usize, ov as usize);
                     pending &= !(1 << g);
-                    self.va_grant_ptr[ob + ov] = wrap(g + 1, n) as u8;
-                    self.va_accept_ptr[base + g] = wrap(o * vcs + ov + 1, n) as u8;
                     self.ovc[ob + ov].owner = g as u16;
                     let v = &mut self.ivc[base + g];
                     v.state = VcState::Active;
                     v.out_vc = ov as u8;
                     v.ready_at = now;
                     v.due_at = now;
-                    self.bid_or_wait_for_credit(base + g, ob + ov, now, &mut sa_req, g);
+                    self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
                 }
-                free = 0;
-            }
-            let start = u32::from(self.rr_va[r * ports + o]);
-            let mut last = None;
-            while free != 0 && pending != 0 {
-                let pick = round_robin_pick(pending, start) as usize;
-                pending &= !(1 << pick);
-                let ov = self.out_vc_pick(free, r * ports + o);
-                free &= !(1 << ov);
-                self.ovc[ob + ov].owner = pick as u16;
-                let v = &mut self.ivc[base + pick];
-                v.state = VcState::Active;
-                v.out_vc = ov as u8;
-                v.ready_at = now;
-                v.due_at = now;
-                self.bid_or_wait_for_credit(base + pick, ob + ov, now, &mut sa_req, pick);
-                last = Some(pick);
-            }
-            if let Some(pick) = last {
-                self.rr_va[r * ports + o] = wrap(pick + 1, n) as u8;
+                // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
+                // spec_check_cred).
+                if spec && pending != 0 {
+                    let mut f = free;
+                    while f != 0 {
+                        let ov = f.trailing_zeros() as usize;
+                        f &= f - 1;
+                        if self.has_credit(ob + ov, now) {
+                            spec_req |= pending;
+                            wasted |= pending;
+                            break;
+                        }
+                    }
+                }
             }
             // Lost VC allocation: try again next cycle.
             while pending != 0 {
@@ -407,112 +357,87 @@ impl Network {
             }
         }
 
-        if !ONE_VC && sa_req != 0 && self.cfg.sw_allocator == SwAllocator::Islip {
-            self.switch_islip::<FIVE_PORTS>(r, sa_req, now);
-        } else if sa_req != 0 {
-            // Switch allocation, input stage: one VC per input port.
-            let vc_mask = (1u64 << vcs) - 1;
-            let mut chosen = [0u8; MAX_PORTS];
-            let mut out_req = [0u64; MAX_PORTS];
-            let mut out_ports = 0u32;
-            let mut req = sa_req;
-            while req != 0 {
-                let bit = req.trailing_zeros() as usize;
-                let p = if ONE_VC { bit } else { self.port_of_bit[bit] as usize };
-                let v = if ONE_VC {
-                    req &= req - 1;
-                    0
-                } else {
-                    let port_bits = (req >> (p * vcs)) & vc_mask;
-                    req &= !(vc_mask << (p * vcs));
-                    round_robin_pick(port_bits, u32::from(self.rr_sa_in[r * ports + p])) as usize
-                };
-                chosen[p] = v as u8;
-                let o = self.ivc[base + p * vcs + v].out_port as usize;
-                out_req[o] |= 1 << p;
-                out_ports |= 1 << o;
-            }
-            // Output stage: one input per output port; the winners traverse.
-            while out_ports != 0 {
-                let o = out_ports.trailing_zeros() as usize;
-                out_ports &= out_ports - 1;
-                let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
-                self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
-                let v = chosen[p] as usize;
-                if !ONE_VC {
-                    self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
+        // Switch allocation by `sw_allocator`: the winners traverse, the other bids go again next cycle. Speculative
+        // bids take part as equals at the outputs (BookSim2's iSLIP ignores priorities); a grant to a head that
+        // lost VC allocation is wasted.
+        let mut bids = sa_req | spec_req;
+        if bids != 0 {
+            let winners = crate::sw_alloc::allocate(self.cfg.sw_allocator, bids, self.sw_router(r, spec_req));
+            for &(p, v) in winners.as_slice() {
+                let (p, v) = (p as usize, v as usize);
+                let l = p * vcs + v;
+                if wasted & (1 << l) == 0 {
+                    self.traverse::<false, FIVE_PORTS>(r, p, v, now);
+                    bids &= !(1 << l);
                 }
-                self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
-                sa_req &= !(1 << (p * vcs + v));
             }
-            // Bids that lost go again next cycle.
-            while sa_req != 0 {
-                let l = sa_req.trailing_zeros() as usize;
-                sa_req &= sa_req - 1;
+            while bids != 0 {
+                let l = bids.trailing_zeros() as usize;
+                bids &= bids - 1;
                 self.ivc[base + l].due_at = now + 1;
             }
         }
     }
 
-    /// Switch allocation by one iteration of iSLIP over ports (see [`SwAllocator::Islip`]) for the bidding VCs
-    /// `sa_req` (bits by local index) of router `r`; the winners traverse, the others bid again next cycle.
-    #[inline(never)]
-    fn switch_islip<const FIVE_PORTS: bool>(&mut self, r: usize, mut sa_req: u64, now: u64) {
-        let ports = if FIVE_PORTS { 5 } else { self.ports };
+    /// Which VCs of output port `o` (the first at `ob`) the VC allocation of cycle `cycle` may hand out: by default
+    /// from the cycle after a packet's tail left; with `wait_for_tail_credit` only once the tail's credit, the
+    /// last of the VC's credits, has landed too (all credits are home then: nothing is sent on a VC between its
+    /// tail and its next allocation, and credits come back in order).
+    #[inline(always)]
+    fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
         let vcs = self.vcs;
-        let base = r * ports * vcs;
-        let vc_mask = (1u64 << vcs) - 1;
-        // Requests: per (input, output) pair the VC nearest at or after the input's pointer (BookSim2 keeps one
-        // label per pair the same way).
-        let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
-        let mut in_req = [0u64; MAX_PORTS];
-        let mut out_req = [0u64; MAX_PORTS];
-        let mut out_ports = 0u64;
-        let mut req = sa_req;
-        while req != 0 {
-            let p = self.port_of_bit[req.trailing_zeros() as usize] as usize;
-            let mut bits = (req >> (p * vcs)) & vc_mask;
-            req &= !(vc_mask << (p * vcs));
-            let start = u32::from(self.rr_sa_in[r * ports + p]);
-            while bits != 0 {
-                let v = round_robin_pick(bits, start) as usize;
-                bits &= !(1 << v);
-                let o = self.ivc[base + p * vcs + v].out_port as usize;
-                if in_req[p] & (1 << o) == 0 {
-                    in_req[p] |= 1 << o;
-                    label[p][o] = v as u8;
-                    out_req[o] |= 1 << p;
-                    out_ports |= 1 << o;
+        let mut free = free_vcs(&self.ovc[ob..ob + vcs], cycle);
+        if self.cfg.wait_for_tail_credit {
+            let cap = if o >= MESH_PORTS { self.eject_depth } else { self.depth };
+            let mut f = free;
+            while f != 0 {
+                let ov = f.trailing_zeros() as usize;
+                f &= f - 1;
+                if !self.credits_home_by(ob + ov, cap, cycle) {
+                    free &= !(1 << ov);
                 }
             }
         }
-        // Grant: each output port takes the requesting input at or after its pointer.
-        let mut grants = [0u64; MAX_PORTS];
-        let mut granted = 0u64;
-        while out_ports != 0 {
-            let o = out_ports.trailing_zeros() as usize;
-            out_ports &= out_ports - 1;
-            let p = round_robin_pick(out_req[o], u32::from(self.rr_sa_out[r * ports + o])) as usize;
-            grants[p] |= 1 << o;
-            granted |= 1 << p;
+        free
+    }
+
+    /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
+    /// `wavefront_pri`.
+    #[inline(always)]
+    fn vc_port(&mut self, r: usize, o: usize, wavefront_pri: u8) -> VcPort<'_> {
+        let (ports, vcs) = (self.ports, self.vcs);
+        let n = ports * vcs;
+        let (base, ob) = (r * n, r * n + o * vcs);
+        VcPort {
+            port: o,
+            vcs,
+            inputs: n,
+            requester_ptr: &mut self.rr_va[r * ports + o],
+            out_vc_ptr: &mut self.rr_ovc[r * ports + o],
+            grant_ptr: &mut self.va_grant_ptr[ob..ob + vcs],
+            accept_ptr: &mut self.va_accept_ptr[base..base + n],
+            iterations: self.cfg.allocator_iterations,
+            wavefront_pri,
+            wavefront_next: &mut self.va_wavefront[r],
         }
-        // Accept: each granted input takes the granting output at or after its pointer; the winner traverses.
-        while granted != 0 {
-            let p = granted.trailing_zeros() as usize;
-            granted &= granted - 1;
-            let o = round_robin_pick(grants[p], u32::from(self.sa_accept_ptr[r * ports + p])) as usize;
-            let v = label[p][o] as usize;
-            self.rr_sa_out[r * ports + o] = wrap(p + 1, ports) as u8;
-            self.sa_accept_ptr[r * ports + p] = wrap(o + 1, ports) as u8;
-            self.rr_sa_in[r * ports + p] = wrap(v + 1, vcs) as u8;
-            self.traverse::<false, FIVE_PORTS>(r, p, v, now);
-            sa_req &= !(1 << (p * vcs + v));
-        }
-        // Bids that lost go again next cycle.
-        while sa_req != 0 {
-            let l = sa_req.trailing_zeros() as usize;
-            sa_req &= sa_req - 1;
-            self.ivc[base + l].due_at = now + 1;
+    }
+
+    /// The switch allocator's view of router `r`.
+    #[inline(always)]
+    fn sw_router(&mut self, r: usize, speculative: u64) -> SwRouter<'_> {
+        let (ports, vcs) = (self.ports, self.vcs);
+        let n = ports * vcs;
+        SwRouter {
+            ports,
+            vcs,
+            ivc: &self.ivc[r * n..(r + 1) * n],
+            port_of_bit: &self.port_of_bit,
+            in_ptr: &mut self.rr_sa_in[r * ports..(r + 1) * ports],
+            out_ptr: &mut self.rr_sa_out[r * ports..(r + 1) * ports],
+            accept_ptr: &mut self.sa_accept_ptr[r * ports..(r + 1) * ports],
+            iterations: self.cfg.allocator_iterations,
+            speculative,
+            wavefront_pri: &mut self.sa_wavefront[r],
         }
     }
 
@@ -521,7 +446,7 @@ impl Network {
     /// describe the state as if each allocation had run in its own cycle.
     pub(crate) fn pending_allocation(&self) -> PendingAllocation {
         let mut out = PendingAllocation::default();
-        if self.timing.stage_gap == 0 || self.now == 0 {
+        if self.timing.va_gap == 0 || self.now == 0 {
             return out;
         }
         let (ports, vcs) = (self.ports, self.vcs);
@@ -536,41 +461,42 @@ impl Network {
                     out.vcs.insert(base + l, InputVc { state: VcState::Routed, ..vc });
                 }
             }
+            // The allocator runs on copies of the pointers: a report must not move them.
+            let mut accept = [0u8; 64];
+            accept[..n].copy_from_slice(&self.va_accept_ptr[base..base + n]);
+            let (wavefront_pri, mut wavefront_next) = (self.va_wavefront[r], 0);
             for (o, &requests) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
-                let (mut pending, mut free) = (requests, free_vcs(&self.ovc[ob..ob + vcs], self.now - 1));
-                if self.cfg.vc_allocator == VcAllocator::Islip && vcs > 1 {
-                    let (matches, k) = islip_port(pending, free, &self.va_grant_ptr[ob..ob + vcs], &self.va_accept_ptr[base..base + n], o, vcs);
-                    for &(g, ov) in &matches[..k] {
-                        out.owners.insert(ob + ov as usize, u16::from(g));
-                        let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
-                        vc.state = VcState::Active;
-                        vc.out_vc = ov;
-                    }
+                let free = self.free_out_vcs(ob, o, self.now - 1);
+                if requests == 0 || free == 0 {
                     continue;
                 }
-                let start = u32::from(self.rr_va[r * ports + o]);
-                let mut ovc_start = self.rr_ovc[r * ports + o];
-                while free != 0 && pending != 0 {
-                    let pick = round_robin_pick(pending, start) as usize;
-                    pending &= !(1 << pick);
-                    let ov = out_vc_choose(self.cfg.vc_allocator, free, &mut ovc_start, vcs);
-                    free &= !(1 << ov);
-                    out.owners.insert(ob + ov, pick as u16);
-                    let vc = out.vcs.get_mut(&(base + pick)).expect("a requester");
+                let (mut requester, mut out_vc) = (self.rr_va[r * ports + o], self.rr_ovc[r * ports + o]);
+                let mut grant = [0u8; MAX_VCS as usize];
+                grant[..vcs].copy_from_slice(&self.va_grant_ptr[ob..ob + vcs]);
+                let st = VcPort {
+                    port: o,
+                    vcs,
+                    inputs: n,
+                    requester_ptr: &mut requester,
+                    out_vc_ptr: &mut out_vc,
+                    grant_ptr: &mut grant[..vcs],
+                    accept_ptr: &mut accept[..n],
+                    iterations: self.cfg.allocator_iterations,
+                    wavefront_pri,
+                    wavefront_next: &mut wavefront_next,
+                };
+                // The router's one-VC path allocates as `lowest` does.
+                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
+                for &(g, ov) in matches.as_slice() {
+                    out.owners.insert(ob + ov as usize, u16::from(g));
+                    let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
                     vc.state = VcState::Active;
-                    vc.out_vc = ov as u8;
+                    vc.out_vc = ov;
                 }
             }
         }
         out
-    }
-
-    /// The free output VC (bit in `free`, not zero) that VC allocation hands out next on output port `port`
-    /// (`router * ports + port`), moving that port's round-robin pointer past it.
-    #[inline(always)]
-    fn out_vc_pick(&mut self, free: u64, port: usize) -> usize {
-        out_vc_choose(self.cfg.vc_allocator, free, &mut self.rr_ovc[port], self.vcs)
     }
 
     /// Input VC `i` (bit `local`) is ready for the switch on output VC `o`: bid if there is a credit, otherwise
@@ -628,7 +554,7 @@ impl Network {
             if tail {
                 vc.out_port = vc.front.route;
             }
-            flit_due(vc, &vc.front, self.timing.stage_gap, self.timing.body_gap).max(now + 1)
+            flit_due(vc, &vc.front, self.timing.head_gap, self.timing.body_gap).max(now + 1)
         };
         let out = &mut self.ovc[base + out_port * vcs + out_vc];
         out.credits -= 1;
@@ -671,7 +597,7 @@ impl Network {
 
 #[cfg(test)]
 mod tests {
-    use super::{islip_accept, islip_port, round_robin_pick};
+    use super::round_robin_pick;
     use crate::config::{NetworkConfig, VcAllocator};
     use crate::network::{DrainPolicy, Network};
     use crate::types::{Cycle, NodeId};
@@ -679,7 +605,11 @@ mod tests {
     /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
     /// node 1 of a 2x1 mesh with four VCs arrive on.
     fn ejection_vcs(choice: VcAllocator, packets: u64) -> Vec<u8> {
-        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, vc_allocator: choice, ..NetworkConfig::default() };
+        ejection_vcs_of(NetworkConfig { vc_allocator: choice, ..NetworkConfig::default() }, packets)
+    }
+
+    fn ejection_vcs_of(cfg: NetworkConfig, packets: u64) -> Vec<u8> {
+        let cfg = NetworkConfig { width: 2, height: 1, vcs: 4, ..cfg };
         let mut net = Network::new(cfg).unwrap();
         net.set_drain(NodeId(1), DrainPolicy::Manual);
         for i in 0..packets {
@@ -696,6 +626,17 @@ mod tests {
         vcs.sort();
         vcs.dedup();
         assert_eq!(vcs, [0, 1]);
+    }
+
+    #[test]
+    fn waiting_for_the_tail_credit_keeps_a_vc_until_the_node_drains() {
+        // Node 1 does not drain, so no credit of its ejection queues comes back: waiting for the tail's credit,
+        // each VC takes one packet and the other four packets wait; without waiting, packets share VCs 0 and 1.
+        let wait = NetworkConfig { wait_for_tail_credit: true, ..NetworkConfig::default() };
+        assert_eq!(ejection_vcs_of(wait, 8), [0, 1, 2, 3]);
+        let mut vcs = ejection_vcs(VcAllocator::Lowest, 8);
+        vcs.sort();
+        assert_eq!(vcs, [0, 0, 0, 0, 1, 1, 1, 1]);
     }
 
     #[test]
@@ -734,27 +675,6 @@ mod tests {
         // arrival, so the 14 flits after the first two arrive 3 resp. 2.5 cycles apart.
         assert_eq!(credit_paced_latency(false), 36 - 15 + 1 + 14 * 3);
         assert_eq!(credit_paced_latency(true), 36 - 15 + 1 + 14 * 5 / 2);
-    }
-
-    #[test]
-    fn islip_one_iteration_loses_matches_when_grant_pointers_agree() {
-        // Input VCs 0 and 1 both ask for port 1 (VCs 0 and 1 free). With every pointer at 0 both output VCs grant
-        // input VC 0, which accepts one: a single match, as in BookSim2's iSLIP with one iteration.
-        let (m, k) = islip_port(0b11, 0b11, &[0, 0], &[0; 8], 1, 2);
-        assert_eq!(&m[..k], &[(0, 0)]);
-        // Grant pointers apart: each output VC grants a different input VC and both match.
-        let (m, k) = islip_port(0b11, 0b11, &[0, 1], &[0; 8], 1, 2);
-        assert_eq!(&m[..k], &[(0, 0), (1, 1)]);
-    }
-
-    #[test]
-    fn islip_accept_pointer_wraps_over_all_output_vcs() {
-        // Port 1 of 2-VC ports holds output VCs 2 and 3.
-        assert_eq!(islip_accept(0b11, 3, 1, 2), 1, "pointer at VC 3 takes it");
-        assert_eq!(islip_accept(0b11, 2, 1, 2), 0);
-        assert_eq!(islip_accept(0b11, 0, 1, 2), 0, "pointer before the port: its first VC");
-        assert_eq!(islip_accept(0b11, 5, 1, 2), 0, "pointer after the port: wraps to its first VC");
-        assert_eq!(islip_accept(0b10, 5, 1, 2), 1);
     }
 
     #[test]

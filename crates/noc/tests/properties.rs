@@ -26,10 +26,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         (1u32..=5, 1u32..=4, 1u32..=2, 1u32..=3),
         (1u32..=5, 1u32..=4, 1u32..=3, 1u32..=2),
         (any::<bool>(), any::<bool>()),
+        (0usize..5, 0usize..4, 1u32..=3, any::<bool>(), any::<bool>()),
         (2u64..=6, 0u64..=3),
         prop::collection::vec((0u64..60, any::<u32>(), any::<u32>(), 1u16..=6), 1..50),
     )
-        .prop_map(|((w, h, c, vcs), (depth, eject, credit, link), (four, xy), (period, stall), raw)| {
+        .prop_map(|((w, h, c, vcs), (depth, eject, credit, link), (four, xy), (va, sa, iterations, speculative, wait), (period, stall), raw)| {
             let cfg = NetworkConfig {
                 width: w,
                 height: h,
@@ -41,10 +42,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 link_latency_cycles: link,
                 injection_channel_cycles: 1 + (raw.len() % 2) as u32,
                 body_bids_on_arrival: raw.len() % 5 < 2,
-                sw_allocator: if raw.len() % 7 < 3 { SwAllocator::Islip } else { SwAllocator::InputFirst },
+                sw_allocator: [SwAllocator::InputFirst, SwAllocator::Islip, SwAllocator::OutputFirst, SwAllocator::Wavefront][sa],
+                allocator_iterations: iterations,
+                speculative_switch_allocation: speculative,
+                wait_for_tail_credit: wait,
                 pipeline: if four { RouterPipeline::FourStage } else { RouterPipeline::OneStage },
                 routing: if xy { Routing::Xy } else { Routing::Yx },
-                vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip][raw.len() % 3],
+                vc_allocator: [VcAllocator::Lowest, VcAllocator::RoundRobin, VcAllocator::Islip, VcAllocator::OutputFirst, VcAllocator::Wavefront]
+                    [va],
                 watchdog_cycles: 5_000,
             };
             let nodes = w * h * c;

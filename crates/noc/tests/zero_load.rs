@@ -19,7 +19,7 @@ fn every_pair_matches_the_analytic_latency() {
     for pipeline in [RouterPipeline::OneStage, RouterPipeline::FourStage] {
         for (width, height, concentration) in [(4, 3, 1), (3, 2, 2)] {
             for link in [1, 2] {
-                for routing in [Routing::Xy, Routing::Yx] {
+                for (routing, speculative) in [(Routing::Xy, false), (Routing::Yx, false), (Routing::Xy, true)] {
                     let cfg = NetworkConfig {
                         width,
                         height,
@@ -32,6 +32,9 @@ fn every_pair_matches_the_analytic_latency() {
                         // A lone packet's body flits follow its head either way.
                         body_bids_on_arrival: link == 2,
                         buffer_depth_flits: 8,
+                        // Speculative switch allocation: a 3-cycle 4stage router (no effect on 1stage).
+                        speculative_switch_allocation: speculative,
+                        vcs: if speculative { 2 } else { 1 },
                         ..Default::default()
                     };
                     let mut net = Network::new(cfg.clone()).unwrap();
@@ -46,7 +49,7 @@ fn every_pair_matches_the_analytic_latency() {
                                 assert_eq!(
                                     (network, packet),
                                     (expected, expected),
-                                    "{pipeline} {width}x{height}x{concentration} link {link} {routing:?}: {s}->{d}, {flits} flits"
+                                    "{pipeline} {width}x{height}x{concentration} link {link} {routing:?} speculative {speculative}: {s}->{d}, {flits} flits"
                                 );
                                 // Let credits return before the next packet so it sees an idle network.
                                 let settle = net.now().0 + 20;
