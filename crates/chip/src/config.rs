@@ -91,11 +91,14 @@ pub struct NetworkSection {
     pub credit_delay_cycles: u32,
     #[serde(default = "one")]
     pub link_latency_cycles: u32,
-    /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`).
+    /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`): 1 by default, unlike
+    /// `nocmsg traffic`'s BookSim2 value 2, because a chip's network interface writes straight into the router's
+    /// local input buffer.
     #[serde(default = "one")]
     pub injection_channel_cycles: u32,
-    /// 4stage: body flits bid for the switch in the cycle they are written (see `noc::NetworkConfig`).
-    #[serde(default)]
+    /// 4stage: body flits bid for the switch in the cycle they are written (see `noc::NetworkConfig`; true as in
+    /// BookSim2).
+    #[serde(default = "yes")]
     pub body_bids_on_arrival: bool,
     #[serde(default = "default_eject")]
     pub eject_queue_flits: u32,
@@ -110,10 +113,13 @@ fn default_router() -> String {
     "1stage".into()
 }
 fn default_vc_allocator() -> String {
-    "lowest".into()
+    "islip".into()
 }
 fn default_sw_allocator() -> String {
-    "input-first".into()
+    "islip".into()
+}
+fn yes() -> bool {
+    true
 }
 fn default_routing() -> String {
     "xy".into()

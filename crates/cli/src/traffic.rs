@@ -26,8 +26,13 @@ pub struct TrafficArgs {
     /// uniform, transpose, bit-complement, bit-reverse, shuffle, tornado, neighbor or hotspot.
     #[arg(long, default_value = "uniform")]
     pub pattern: String,
+    /// A BookSim2 configuration file (`key = value;`): the network, pattern, packet size, warm-up and measurement
+    /// windows and seed come from it, BookSim2's defaults where it is silent (docs/noc.md has the mapping); a setting
+    /// nocmsg does not model is an error. Its injection_rate is the rate unless --rate or --rates is given.
+    #[arg(long, value_name = "FILE", conflicts_with_all = BOOKSIM_SETS)]
+    pub booksim: Option<PathBuf>,
     /// Sweep of injection rates in flits/node/cycle, START:STOP:STEP (STOP included).
-    #[arg(long, value_name = "START:STOP:STEP", conflicts_with = "rate", required_unless_present = "rate", allow_hyphen_values = true)]
+    #[arg(long, value_name = "START:STOP:STEP", conflicts_with = "rate", required_unless_present_any = ["rate", "booksim"], allow_hyphen_values = true)]
     pub rates: Option<RateRange>,
     /// A single injection rate in flits/node/cycle.
     #[arg(long, value_parser = parse_rate, allow_hyphen_values = true)]
@@ -45,12 +50,13 @@ pub struct TrafficArgs {
     /// Routing function: xy or yx.
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
-    /// VC allocator: lowest (separable, lowest free VC first), round-robin (separable, rotating over the VCs), islip
-    /// (BookSim2's default), output-first (separable) or wavefront.
-    #[arg(long, default_value = "lowest")]
+    /// VC allocator: islip (BookSim2's default), lowest (separable, lowest free VC first; nocmsg before issue 15),
+    /// round-robin (separable, rotating over the VCs), output-first (separable) or wavefront.
+    #[arg(long, default_value = "islip")]
     pub vc_allocator: VcAllocator,
-    /// Switch allocator: input-first (separable), islip (BookSim2's default), output-first (separable) or wavefront.
-    #[arg(long, default_value = "input-first")]
+    /// Switch allocator: islip (BookSim2's default), input-first (separable; nocmsg before issue 15), output-first
+    /// (separable) or wavefront.
+    #[arg(long, default_value = "islip")]
     pub sw_allocator: SwAllocator,
     /// Iterations of the islip allocators (BookSim2's islip(N)).
     #[arg(long, default_value_t = 1)]
@@ -65,11 +71,12 @@ pub struct TrafficArgs {
     pub credit_delay: u32,
     #[arg(long, default_value_t = 1)]
     pub link_latency: u32,
-    /// Cycles from injection to the router's input buffer (BookSim2: 2).
-    #[arg(long, default_value_t = 1)]
+    /// Cycles from injection to the router's input buffer (2 as in BookSim2; 1 before issue 15).
+    #[arg(long, default_value_t = 2)]
     pub injection_channel_cycles: u32,
-    /// 4stage: body flits bid for the switch in the cycle they are written (BookSim2) rather than the next.
-    #[arg(long)]
+    /// 4stage: body flits bid for the switch in the cycle they are written (BookSim2; true, also the bare flag) or
+    /// the next (false, before issue 15).
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set, value_name = "BOOL")]
     pub body_bids_on_arrival: bool,
     /// Depth of each node's ejection queue (per VC).
     #[arg(long, default_value_t = 16)]
@@ -112,6 +119,32 @@ pub struct TrafficArgs {
     pub quiet: bool,
 }
 
+/// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
+const BOOKSIM_SETS: [&str; 22] = [
+    "mesh",
+    "concentration",
+    "networks",
+    "pattern",
+    "packet_flits",
+    "buffer_flits",
+    "vcs",
+    "router",
+    "routing",
+    "vc_allocator",
+    "sw_allocator",
+    "allocator_iterations",
+    "speculative_switch_allocation",
+    "wait_for_tail_credit",
+    "credit_delay",
+    "link_latency",
+    "injection_channel_cycles",
+    "body_bids_on_arrival",
+    "hotspot_nodes",
+    "seed",
+    "warmup",
+    "measure",
+];
+
 fn parse_routing(s: &str) -> Result<Routing, String> {
     Routing::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
@@ -137,7 +170,25 @@ struct Row<'a> {
 }
 
 impl TrafficArgs {
+    /// The BookSim2 configuration of `--booksim`, read.
+    fn booksim_run(&self) -> Result<Option<noc::booksim::BookSimRun>> {
+        let Some(path) = &self.booksim else { return Ok(None) };
+        let text = std::fs::read_to_string(path).map_err(|e| Exit::Usage(format!("--booksim {}: {e}", path.display())))?;
+        let run = noc::booksim::read(&text).map_err(|e| Exit::Usage(format!("--booksim {}: {e}", path.display())))?;
+        Ok(Some(run))
+    }
+
     pub fn spec(&self) -> Result<TrafficSpec> {
+        if let Some(run) = self.booksim_run()? {
+            let mut spec = run.spec;
+            spec.network.eject_queue_flits = self.eject_queue_flits;
+            spec.network.watchdog_cycles = self.watchdog;
+            spec.drain_limit_cycles = self.drain_limit;
+            spec.max_queue_flits_per_node = self.max_queue_flits;
+            spec.visit_all = self.visit_all;
+            spec.validate().map_err(classify)?;
+            return Ok(spec);
+        }
         let network = NetworkConfig {
             width: self.mesh.width,
             height: self.mesh.height,
@@ -179,11 +230,14 @@ impl TrafficArgs {
         Ok(spec)
     }
 
-    pub fn rate_list(&self) -> Vec<f64> {
+    pub fn rate_list(&self) -> Result<Vec<f64>> {
         match (&self.rates, self.rate) {
-            (Some(r), _) => r.0.clone(),
-            (None, Some(r)) => vec![r],
-            (None, None) => unreachable!("clap requires --rates or --rate"),
+            (Some(r), _) => Ok(r.0.clone()),
+            (None, Some(r)) => Ok(vec![r]),
+            (None, None) => match self.booksim_run()?.and_then(|run| run.rate) {
+                Some(r) => Ok(vec![r]),
+                None => Err(Exit::Usage("the BookSim2 file gives no injection_rate: pass --rate or --rates".into()).into()),
+            },
         }
     }
 }
@@ -307,7 +361,7 @@ pub fn run(args: TrafficArgs) -> Result<()> {
     if args.jobs == 0 {
         return Err(Exit::Usage("--jobs must be at least 1".into()).into());
     }
-    let rates = args.rate_list();
+    let rates = args.rate_list()?;
     let (needed, why) = memory_needed(&spec, &rates, args.jobs);
     crate::footprint::check(needed, &describe(&spec), &why)?;
     let points = sweep(&spec, &rates, args.jobs)?;

@@ -46,7 +46,7 @@ fn the_issue_command_line_writes_json_and_csv() {
     assert_eq!(csv.lines().count(), 4, "{csv}");
     assert!(csv.starts_with("mesh,concentration,"), "{csv}");
     assert!(!csv.contains("wall_seconds"));
-    assert!(text(&out.stdout).contains("zero-load latency 32.25"), "{}", show(&out));
+    assert!(text(&out.stdout).contains("zero-load latency 33.25"), "{}", show(&out));
 }
 
 #[test]

@@ -71,7 +71,6 @@ impl fmt::Display for RouterPipeline {
 pub enum VcAllocator {
     /// Separable: each output port hands its free VCs to the requesters in round-robin order, the lowest-numbered
     /// free VC first (nocmsg's behaviour before issue 15).
-    #[default]
     #[serde(rename = "lowest")]
     Lowest,
     /// Separable like `lowest`, but each output port hands out its free VCs in round-robin order too, starting after
@@ -81,7 +80,8 @@ pub enum VcAllocator {
     /// One iteration of iSLIP over input VCs and output VCs, as BookSim2's default (`vc_allocator = islip`): every
     /// requester asks for all free VCs of its output port; each free output VC grants the requester at or after its
     /// grant pointer; each requester accepts the granting VC at or after its accept pointer (over all output VCs of
-    /// the router); both pointers move past an accepted match only.
+    /// the router); both pointers move past an accepted match only. The default.
+    #[default]
     #[serde(rename = "islip")]
     Islip,
     /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): each free output VC
@@ -127,13 +127,13 @@ pub enum SwAllocator {
     /// Separable input-first: each input port picks one bidding VC (round-robin), then each output port picks one
     /// of the inputs whose choice asks for it (round-robin); pointers move past granted choices only. An input
     /// whose chosen VC loses at its output sends nothing that cycle (nocmsg's behaviour before issue 15).
-    #[default]
     #[serde(rename = "input-first")]
     InputFirst,
     /// One iteration of iSLIP over ports, as BookSim2's default (`sw_allocator = islip`): each input port asks for
     /// every output port one of its VCs bids for (per pair, the VC at or after the input's round-robin pointer);
     /// each output grants the requesting input at or after its grant pointer; each input accepts the granting
-    /// output at or after its accept pointer; pointers move past accepted matches only.
+    /// output at or after its accept pointer; pointers move past accepted matches only. The default.
+    #[default]
     #[serde(rename = "islip")]
     Islip,
     /// Separable output-first with round-robin arbiters (BookSim2's `separable_output_first`): the same winners as
@@ -200,12 +200,13 @@ pub struct NetworkConfig {
     /// Cycles a flit spends on a router-to-router link.
     pub link_latency_cycles: u32,
     /// Cycles from a head entering the injection channel (the cycle it counts as injected) until it is in the
-    /// router's input buffer: 1 by default; 2 as in BookSim2, whose source writes a flit onto the injection channel
-    /// in one cycle and whose channel delivers it in the next, like every other channel there.
+    /// router's input buffer: 2 by default, as in BookSim2, whose source writes a flit onto the injection channel
+    /// in one cycle and whose channel delivers it in the next, like every other channel there. Chip files default to
+    /// 1: their network interfaces write straight into the router's local input buffer.
     pub injection_channel_cycles: u32,
     /// With `4stage`, whether a body flit may bid for the switch in the cycle it is written into an input buffer
-    /// (BookSim2's input queuing: a flit read from the channel joins switch allocation at once) rather than from the
-    /// next cycle (default). It shortens the credit loop of a stream of body flits from 6 to 5 cycles (flit sent,
+    /// (BookSim2's input queuing: a flit read from the channel joins switch allocation at once; the default) rather
+    /// than from the next cycle. It shortens the credit loop of a stream of body flits from 6 to 5 cycles (flit sent,
     /// traversal, link, bid downstream, credit back), which is what a buffer shallower than that loop delivers;
     /// `1stage` always bids on arrival.
     pub body_bids_on_arrival: bool,
@@ -247,12 +248,12 @@ impl Default for NetworkConfig {
             buffer_depth_flits: 8,
             credit_delay_cycles: 1,
             link_latency_cycles: 1,
-            injection_channel_cycles: 1,
-            body_bids_on_arrival: false,
+            injection_channel_cycles: 2,
+            body_bids_on_arrival: true,
             pipeline: RouterPipeline::FourStage,
             routing: Routing::Xy,
-            vc_allocator: VcAllocator::Lowest,
-            sw_allocator: SwAllocator::InputFirst,
+            vc_allocator: VcAllocator::Islip,
+            sw_allocator: SwAllocator::Islip,
             allocator_iterations: 1,
             speculative_switch_allocation: false,
             wait_for_tail_credit: false,
@@ -368,27 +369,27 @@ mod tests {
         for name in VcAllocator::names() {
             assert_eq!(name.parse::<VcAllocator>().unwrap().name(), name);
         }
-        assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Lowest, "today's behaviour stays the default");
+        assert_eq!(NetworkConfig::default().vc_allocator, VcAllocator::Islip, "BookSim2's iq router is the default");
         assert!("random".parse::<VcAllocator>().unwrap_err().contains("random"));
         for name in SwAllocator::names() {
             assert_eq!(name.parse::<SwAllocator>().unwrap().name(), name);
         }
-        assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::InputFirst, "today's behaviour stays the default");
+        assert_eq!(NetworkConfig::default().sw_allocator, SwAllocator::Islip, "BookSim2's iq router is the default");
     }
 
     #[test]
     fn zero_load_latency_formula() {
-        // 4-stage, one router (source and destination share it): inject 1 + router 4 + eject 1.
+        // 4-stage, one router (source and destination share it): inject 2 + router 4 + eject 1.
         let cfg = NetworkConfig::default();
-        assert_eq!(cfg.zero_load_latency(1, 1), 6);
+        assert_eq!(cfg.zero_load_latency(1, 1), 7);
         // Each extra hop costs 4 router stages + 1 link cycle; each extra flit one cycle.
-        assert_eq!(cfg.zero_load_latency(3, 1), 16);
-        assert_eq!(cfg.zero_load_latency(3, 4), 19);
-        let booksim = NetworkConfig { injection_channel_cycles: 2, ..Default::default() };
-        assert_eq!(booksim.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
+        assert_eq!(cfg.zero_load_latency(3, 1), 17, "BookSim2's 3-router trip (watched packet: 17 cycles)");
+        assert_eq!(cfg.zero_load_latency(3, 4), 20);
+        let short = NetworkConfig { injection_channel_cycles: 1, ..Default::default() };
+        assert_eq!(short.zero_load_latency(3, 1), 16);
         let spec = NetworkConfig { speculative_switch_allocation: true, ..Default::default() };
-        assert_eq!(spec.zero_load_latency(3, 1), 13, "speculative switch allocation: 3 cycles per router");
-        let one = NetworkConfig { pipeline: RouterPipeline::OneStage, ..Default::default() };
+        assert_eq!(spec.zero_load_latency(3, 1), 14, "speculative switch allocation: 3 cycles per router");
+        let one = NetworkConfig { pipeline: RouterPipeline::OneStage, injection_channel_cycles: 1, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);
     }

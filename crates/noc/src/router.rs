@@ -660,7 +660,7 @@ mod tests {
 
     /// Network latency of one 16-flit packet across a 4x1 mesh whose 1-VC buffers hold 2 flits, so credits pace it.
     fn credit_paced_latency(body_bids_on_arrival: bool) -> u64 {
-        let cfg = NetworkConfig { width: 4, height: 1, buffer_depth_flits: 2, body_bids_on_arrival, ..NetworkConfig::default() };
+        let cfg = NetworkConfig { width: 4, height: 1, buffer_depth_flits: 2, body_bids_on_arrival, injection_channel_cycles: 1, ..NetworkConfig::default() };
         let mut net = Network::new(cfg).unwrap();
         net.enqueue(NodeId(0), NodeId(3), 16, 0, 0);
         net.run_until(Cycle(500)).unwrap();

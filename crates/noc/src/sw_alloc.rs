@@ -69,6 +69,9 @@ pub struct SwAllocatorRow {
     pub name: &'static str,
     pub allocator: SwAllocator,
     pub booksim: &'static str,
+    /// The allocator name a BookSim2 configuration file uses for it (`sw_allocator = ...`), read by
+    /// [`crate::booksim`].
+    pub booksim_name: Option<&'static str>,
     /// With one VC per port it is the round-robin choice of one input per output that the router's one-VC path
     /// makes, so that path may stand in for it.
     pub one_vc_round_robin: bool,
@@ -80,24 +83,28 @@ pub const SW_ALLOCATORS: &[SwAllocatorRow] = &[
         name: "input-first",
         allocator: SwAllocator::InputFirst,
         booksim: "sw_allocator = separable_input_first",
+        booksim_name: Some("separable_input_first"),
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "islip",
         allocator: SwAllocator::Islip,
         booksim: "sw_allocator = islip(N), N = allocator_iterations",
+        booksim_name: Some("islip"),
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "output-first",
         allocator: SwAllocator::OutputFirst,
         booksim: "sw_allocator = separable_output_first",
+        booksim_name: Some("separable_output_first"),
         one_vc_round_robin: true,
     },
     SwAllocatorRow {
         name: "wavefront",
         allocator: SwAllocator::Wavefront,
         booksim: "sw_allocator = wavefront",
+        booksim_name: Some("wavefront"),
         one_vc_round_robin: false,
     },
 ];

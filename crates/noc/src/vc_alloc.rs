@@ -71,6 +71,9 @@ pub struct VcAllocatorRow {
     pub name: &'static str,
     pub allocator: VcAllocator,
     pub booksim: &'static str,
+    /// The allocator name a BookSim2 configuration file uses for it (`vc_allocator = ...`), read by
+    /// [`crate::booksim`].
+    pub booksim_name: Option<&'static str>,
     /// With one VC per port it allocates as the router's one-VC path does (the free VC to the next requester in
     /// round-robin order), so that path may stand in for it.
     pub one_vc_round_robin: bool,
@@ -78,11 +81,11 @@ pub struct VcAllocatorRow {
 
 /// Every VC allocator.
 pub const VC_ALLOCATORS: &[VcAllocatorRow] = &[
-    VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, booksim: "none (nocmsg before issue 15)", one_vc_round_robin: true },
-    VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, booksim: "none", one_vc_round_robin: true },
-    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, booksim: "vc_allocator = islip(N), N = allocator_iterations", one_vc_round_robin: true },
-    VcAllocatorRow { name: "output-first", allocator: VcAllocator::OutputFirst, booksim: "vc_allocator = separable_output_first", one_vc_round_robin: true },
-    VcAllocatorRow { name: "wavefront", allocator: VcAllocator::Wavefront, booksim: "vc_allocator = wavefront", one_vc_round_robin: false },
+    VcAllocatorRow { name: "lowest", allocator: VcAllocator::Lowest, booksim: "none (nocmsg before issue 15)", booksim_name: None, one_vc_round_robin: true },
+    VcAllocatorRow { name: "round-robin", allocator: VcAllocator::RoundRobin, booksim: "none", booksim_name: None, one_vc_round_robin: true },
+    VcAllocatorRow { name: "islip", allocator: VcAllocator::Islip, booksim: "vc_allocator = islip(N), N = allocator_iterations", booksim_name: Some("islip"), one_vc_round_robin: true },
+    VcAllocatorRow { name: "output-first", allocator: VcAllocator::OutputFirst, booksim: "vc_allocator = separable_output_first", booksim_name: Some("separable_output_first"), one_vc_round_robin: true },
+    VcAllocatorRow { name: "wavefront", allocator: VcAllocator::Wavefront, booksim: "vc_allocator = wavefront", booksim_name: Some("wavefront"), one_vc_round_robin: false },
 ];
 
 impl VcAllocator {

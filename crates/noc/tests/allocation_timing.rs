@@ -4,13 +4,24 @@
 //! so output VCs freed by a tail are handed out again: an output VC freed in cycle `t` must go to a waiting head
 //! no earlier than the allocation of `t + 1`.
 
-use noc::{Network, NetworkConfig, NodeId, RouterPipeline};
+use noc::{Network, NetworkConfig, NodeId, RouterPipeline, SwAllocator, VcAllocator};
 
 /// (source, destination, created, injected, ejected, drained) of every packet, sorted.
 type Deliveries = Vec<(u32, u32, u64, u64, u64, u64)>;
 
 fn deliveries(pipeline: RouterPipeline, vcs: u32, visit_all: bool) -> Deliveries {
-    let cfg = NetworkConfig { width: 3, height: 1, vcs, pipeline, ..NetworkConfig::default() };
+    // The router of before issue 15, whose allocation timing these cycles pin (today's defaults are BookSim2's).
+    let cfg = NetworkConfig {
+        width: 3,
+        height: 1,
+        vcs,
+        pipeline,
+        vc_allocator: VcAllocator::Lowest,
+        sw_allocator: SwAllocator::InputFirst,
+        injection_channel_cycles: 1,
+        body_bids_on_arrival: false,
+        ..NetworkConfig::default()
+    };
     let mut net = Network::new(cfg).unwrap();
     net.set_visit_all(visit_all);
     let mut out = Vec::new();

@@ -1,8 +1,8 @@
-//! Synthetic traffic: the acceptance figures for 8x8 uniform traffic (4stage, XY, 1 VC, 8-flit buffers,
-//! 1-flit packets), pattern definitions, and determinism.
+//! Synthetic traffic: the acceptance figures for 8x8 uniform traffic (the default network: 4stage as BookSim2's
+//! input-queued router, XY, 1 VC, 8-flit buffers, 1-flit packets), pattern definitions, and determinism.
 
 use noc::traffic::{run_rate, Pattern, TrafficSpec};
-use noc::{NetworkConfig, Routing, SwAllocator, TrafficError, VcAllocator};
+use noc::{NetworkConfig, Routing, TrafficError, VcAllocator};
 
 fn spec(pattern: Pattern) -> TrafficSpec {
     TrafficSpec::new(NetworkConfig::default(), pattern)
@@ -14,10 +14,10 @@ fn near_zero_load_latency_matches_the_analytic_value() {
     s.measure_cycles = 40_000;
     let p = run_rate(&s, 0.002, &mut |_| {}).unwrap();
     let avg = p.avg_packet_latency.unwrap();
-    assert!((p.zero_load_latency - 32.25).abs() < 1e-9);
-    // The measured packets' own closed-form latencies average to within sampling noise of the pattern's 32.25 ...
+    assert!((p.zero_load_latency - 33.25).abs() < 1e-9);
+    // The measured packets' own closed-form latencies average to within sampling noise of the pattern's 33.25 ...
     let own = p.avg_zero_load_latency_measured.unwrap();
-    assert!((own - 32.25).abs() < 0.5, "{own}");
+    assert!((own - 33.25).abs() < 0.5, "{own}");
     // ... and at 0.2% load contention is rare: the measured average exceeds it by less than 1%, never undercuts it.
     assert!(avg >= own && avg < own * 1.01, "average {avg} vs analytic {own} ({} packets)", p.packets_measured);
     assert!(p.packets_measured > 2_000);
@@ -110,7 +110,7 @@ fn yx_and_xy_agree_on_zero_load_latency_for_uniform_traffic() {
     let xy = Pattern::Uniform.mean_zero_load_latency(&NetworkConfig::default(), 4).unwrap();
     let yx = Pattern::Uniform.mean_zero_load_latency(&NetworkConfig { routing: Routing::Yx, ..Default::default() }, 4).unwrap();
     assert_eq!(xy, yx);
-    assert!((xy - 35.25).abs() < 1e-9);
+    assert!((xy - 36.25).abs() < 1e-9);
 }
 
 #[test]
@@ -152,18 +152,6 @@ fn concentrated_meshes_run_and_match_their_zero_load_latency() {
     assert_eq!(perm[2 * router_1 + 1], 2 * router_4 + 1);
 }
 
-/// BookSim2's default input-queued router (iSLIP VC and switch allocators, 2-cycle injection channel, body flits
-/// bidding on arrival) on top of `4stage`.
-fn booksim_like(network: NetworkConfig) -> NetworkConfig {
-    NetworkConfig {
-        vc_allocator: VcAllocator::Islip,
-        sw_allocator: SwAllocator::Islip,
-        injection_channel_cycles: 2,
-        body_bids_on_arrival: true,
-        ..network
-    }
-}
-
 fn network_latency(network: NetworkConfig, packet_flits: u16, rate: f64) -> f64 {
     let mut s = TrafficSpec::new(network, Pattern::Uniform);
     s.packet_flits = packet_flits;
@@ -180,22 +168,10 @@ fn network_latency(network: NetworkConfig, packet_flits: u16, rate: f64) -> f64 
 #[test]
 fn spreading_packets_over_vcs_is_what_extra_vcs_buy() {
     let four = NetworkConfig { vcs: 4, ..NetworkConfig::default() };
-    let lowest = network_latency(four.clone(), 1, 0.3);
+    let lowest = network_latency(NetworkConfig { vc_allocator: VcAllocator::Lowest, ..four.clone() }, 1, 0.3);
     let round_robin = network_latency(NetworkConfig { vc_allocator: VcAllocator::RoundRobin, ..four.clone() }, 1, 0.3);
     let islip = network_latency(NetworkConfig { vc_allocator: VcAllocator::Islip, ..four }, 1, 0.3);
     assert!(lowest > 1.5 * islip && lowest > 1.5 * round_robin, "lowest {lowest}, round-robin {round_robin}, islip {islip}");
-    assert!(round_robin < 36.0 && islip < 38.0, "round-robin {round_robin}, islip {islip}");
+    assert!(round_robin < 37.0 && islip < 39.0, "round-robin {round_robin}, islip {islip}");
 }
 
-/// The BookSim2 reference curves of issue 15 (../shared/noc-reference, configurations F, G and H) at a high load
-/// below saturation, with BookSim2's router settings: within 2% (measured: 20.96, 43.34, 37.89).
-#[test]
-fn booksim_settings_reproduce_the_reference_curves() {
-    let f = booksim_like(NetworkConfig { width: 4, height: 4, vcs: 2, buffer_depth_flits: 8, ..NetworkConfig::default() });
-    let g = booksim_like(NetworkConfig { vcs: 2, buffer_depth_flits: 4, ..NetworkConfig::default() });
-    let h = booksim_like(NetworkConfig { vcs: 4, buffer_depth_flits: 8, ..NetworkConfig::default() });
-    for (name, cfg, flits, rate, booksim) in [("F", f, 1, 0.3, 20.9122), ("G", g, 4, 0.25, 43.2642), ("H", h, 1, 0.3, 37.8774)] {
-        let ours = network_latency(cfg, flits, rate);
-        assert!((ours / booksim - 1.0).abs() < 0.02, "{name} at {rate}: ours {ours}, BookSim2 {booksim}");
-    }
-}
