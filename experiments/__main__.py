@@ -3,10 +3,11 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, micro_pimp, noc_load
+from . import bcast_algorithms, micro_pimp, noc_load, noc_validation
 
 EXPERIMENTS = {
     "noc-load": noc_load,
+    "noc-validation": noc_validation,
     "micro-pimp": micro_pimp,
     "bcast-algorithms": bcast_algorithms,
 }
