@@ -24,8 +24,9 @@ CONFIGS = ["F", "G", "H", "I"]
 BOUND = 0.05  # acceptance bound on relative differences
 SATURATION_FRACTION = 0.9  # latency is checked at loads up to this fraction of BookSim2's saturation throughput
 
-# Average network latency (cycles) of BookSim2 rebuilt from github.com/booksim/booksim2 HEAD on the development
-# machine, run on the same files at the three loads nearest saturation where the shared CSV differs from it.
+# Average network latency (cycles) of BookSim2 rebuilt from github.com/booksim/booksim2 HEAD (commit 28f43299,
+# 2017-06-27) on the development machine, run on the same files at the three loads nearest saturation where the
+# shared CSV differs from it.
 BOOKSIM2_HEAD_REBUILD = {("G", 0.3): 54.21, ("G", 0.35): 75.13, ("I", 0.1): 81.77}
 
 
