@@ -89,6 +89,12 @@ pub struct NetworkSection {
     pub wait_for_tail_credit: bool,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
+    /// 4stage: route computation cycles before VC allocation, 1 or 0 (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub routing_delay_cycles: u32,
+    /// 4stage: switch traversal cycles (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub crossbar_delay_cycles: u32,
     #[serde(default = "one")]
     pub link_latency_cycles: u32,
     /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`): 1 by default, unlike
@@ -264,6 +270,8 @@ impl ChipConfig {
             vcs: self.network.vcs,
             buffer_depth_flits: self.network.buffer_depth_flits,
             credit_delay_cycles: self.network.credit_delay_cycles,
+            routing_delay_cycles: self.network.routing_delay_cycles,
+            crossbar_delay_cycles: self.network.crossbar_delay_cycles,
             link_latency_cycles: self.network.link_latency_cycles,
             injection_channel_cycles: self.network.injection_channel_cycles,
             body_bids_on_arrival: self.network.body_bids_on_arrival,

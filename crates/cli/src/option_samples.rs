@@ -37,6 +37,8 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("traffic", "router", &["1stage"]),
     ("traffic", "routing", &["yx"]),
     ("traffic", "credit_delay", &["2"]),
+    ("traffic", "routing_delay", &["0"]),
+    ("traffic", "crossbar_delay", &["2"]),
     ("traffic", "link_latency", &["2"]),
     ("traffic", "vc_allocator", &["islip"]),
     ("traffic", "sw_allocator", &["islip"]),

@@ -69,6 +69,12 @@ pub struct TrafficArgs {
     pub wait_for_tail_credit: bool,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
+    /// 4stage: cycles of route computation before VC allocation, 1 or 0 (BookSim2's routing_delay).
+    #[arg(long, default_value_t = 1)]
+    pub routing_delay: u32,
+    /// 4stage: cycles of switch traversal (BookSim2's st_prepare_delay + st_final_delay).
+    #[arg(long, default_value_t = 1)]
+    pub crossbar_delay: u32,
     #[arg(long, default_value_t = 1)]
     pub link_latency: u32,
     /// Cycles from injection to the router's input buffer (2 as in BookSim2; 1 before issue 15).
@@ -120,7 +126,7 @@ pub struct TrafficArgs {
 }
 
 /// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
-const BOOKSIM_SETS: [&str; 22] = [
+const BOOKSIM_SETS: [&str; 24] = [
     "mesh",
     "concentration",
     "networks",
@@ -136,6 +142,8 @@ const BOOKSIM_SETS: [&str; 22] = [
     "speculative_switch_allocation",
     "wait_for_tail_credit",
     "credit_delay",
+    "routing_delay",
+    "crossbar_delay",
     "link_latency",
     "injection_channel_cycles",
     "body_bids_on_arrival",
@@ -196,6 +204,8 @@ impl TrafficArgs {
             vcs: self.vcs,
             buffer_depth_flits: self.buffer_flits,
             credit_delay_cycles: self.credit_delay,
+            routing_delay_cycles: self.routing_delay,
+            crossbar_delay_cycles: self.crossbar_delay,
             link_latency_cycles: self.link_latency,
             injection_channel_cycles: self.injection_channel_cycles,
             body_bids_on_arrival: self.body_bids_on_arrival,

@@ -76,11 +76,12 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     ("output_buffer_size", "-1", "output buffers are not modelled"),
     ("link_failures", "0", "link failures are not modelled"),
     ("spec_sw_allocator", "prio", "speculative bids compete as BookSim2's default prio allocator with iSLIP makes them"),
-    ("routing_delay", "1", "per-stage delays other than BookSim2's defaults are not modelled yet"),
-    ("vc_alloc_delay", "1", "per-stage delays other than BookSim2's defaults are not modelled yet"),
-    ("sw_alloc_delay", "1", "per-stage delays other than BookSim2's defaults are not modelled yet"),
-    ("st_prepare_delay", "0", "per-stage delays other than BookSim2's defaults are not modelled yet"),
-    ("st_final_delay", "1", "per-stage delays other than BookSim2's defaults are not modelled yet"),
+    ("vc_alloc_delay", "1", "VC allocation delays other than one cycle are not modelled yet"),
+    ("sw_alloc_delay", "1", "switch allocation delays other than one cycle are not modelled yet"),
+    // nocmsg's `crossbar_delay_cycles` agrees with BookSim2's crossbar delay at zero load for the head, but BookSim2
+    // leaves a one-cycle gap behind each head with a 2-cycle crossbar, which nocmsg does not (yet) model.
+    ("st_prepare_delay", "0", "BookSim2's multi-cycle crossbar leaves gaps behind heads that nocmsg's crossbar_delay does not"),
+    ("st_final_delay", "1", "BookSim2's multi-cycle crossbar leaves gaps behind heads that nocmsg's crossbar_delay does not"),
     ("input_speedup", "1", "crossbar speedup is not modelled"),
     ("output_speedup", "1", "crossbar speedup is not modelled"),
     ("internal_speedup", "1.0", "internal speedup is not modelled"),
@@ -175,6 +176,7 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             // BookSim2 makes a credit usable two cycles after the flit left the buffer plus `credit_delay`; nocmsg
             // counts the extra cycle in `credit_delay_cycles` (1 = BookSim2's 0).
             "credit_delay" => network.credit_delay_cycles = int(0, 999)? as u32 + 1,
+            "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
             _ if NO_EFFECT.contains(&key) => {}
             _ => match DEFAULT_ONLY.iter().find(|(name, _, _)| *name == key) {
                 Some((_, default, reason)) => {
@@ -300,11 +302,12 @@ mod tests {
     fn booksim_settings_map_onto_nocmsg_options() {
         let run = read(&format!(
             "{F}vc_allocator = islip(2); sw_allocator = islip(2); speculative = 1; wait_for_tail_credit = 1;\
-             credit_delay = 2; traffic = bitcomp; packet_size = 4; injection_rate = 0.05; injection_rate_uses_flits = 0;"
+             credit_delay = 2; routing_delay = 0; traffic = bitcomp; packet_size = 4; injection_rate = 0.05; injection_rate_uses_flits = 0;"
         ))
         .unwrap();
         let c = &run.spec.network;
         assert_eq!((c.allocator_iterations, c.speculative_switch_allocation, c.wait_for_tail_credit, c.credit_delay_cycles), (2, true, true, 3));
+        assert_eq!((c.routing_delay_cycles, c.crossbar_delay_cycles), (0, 1));
         assert_eq!(run.spec.pattern, Pattern::BitComplement);
         assert_eq!(run.rate, Some(0.2), "packets/node/cycle times packet_size");
         let wf = read(&format!("{F}vc_allocator = wavefront; sw_allocator = separable_input_first;")).unwrap();
@@ -318,7 +321,9 @@ mod tests {
     fn what_nocmsg_does_not_model_is_named() {
         let err = |extra: &str| read(&format!("{F}{extra}")).unwrap_err().to_string();
         assert!(err("topology = fly;").contains("topology = fly"));
-        assert!(err("routing_delay = 0;").contains("routing_delay = 0"));
+        assert!(err("routing_delay = 2;").contains("routing_delay = 2"));
+        assert!(err("vc_alloc_delay = 2;").contains("vc_alloc_delay = 2"));
+        assert!(err("st_final_delay = 2;").contains("st_final_delay = 2"));
         assert!(err("input_speedup = 2;").contains("speedup"));
         assert!(err("traffic = randperm;").contains("randperm"));
         assert!(err("frobnicate = 3;").contains("frobnicate"));

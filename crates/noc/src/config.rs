@@ -197,6 +197,14 @@ pub struct NetworkConfig {
     pub buffer_depth_flits: u32,
     /// Cycles between a flit leaving an input buffer and the upstream sender being able to use the freed slot.
     pub credit_delay_cycles: u32,
+    /// With `4stage`, cycles of route computation before VC allocation: 1 (default; route computation in the cycle
+    /// a head reaches the front of its VC, VC allocation in the next) or 0 (VC allocation in that cycle itself, as
+    /// BookSim2's `routing_delay = 0`, e.g. with lookahead routing). `1stage` needs 1 (it does everything in one cycle).
+    pub routing_delay_cycles: u32,
+    /// With `4stage`, cycles of switch traversal from winning switch allocation to leaving the router: 1 (default)
+    /// or more, as BookSim2's crossbar delay `st_prepare_delay + st_final_delay`. The credit of the flit's slot goes
+    /// back when it wins, whatever the traversal takes, as in BookSim2. `1stage` needs 1.
+    pub crossbar_delay_cycles: u32,
     /// Cycles a flit spends on a router-to-router link.
     pub link_latency_cycles: u32,
     /// Cycles from a head entering the injection channel (the cycle it counts as injected) until it is in the
@@ -247,6 +255,8 @@ impl Default for NetworkConfig {
             vcs: 1,
             buffer_depth_flits: 8,
             credit_delay_cycles: 1,
+            routing_delay_cycles: 1,
+            crossbar_delay_cycles: 1,
             link_latency_cycles: 1,
             injection_channel_cycles: 2,
             body_bids_on_arrival: true,
@@ -283,6 +293,19 @@ impl NetworkConfig {
         check("buffer_depth_flits", self.buffer_depth_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
+        check("routing_delay_cycles", self.routing_delay_cycles.into(), 0, 1)?;
+        check("crossbar_delay_cycles", self.crossbar_delay_cycles.into(), 1, 64)?;
+        if self.pipeline == RouterPipeline::OneStage {
+            for (field, value) in [("routing_delay_cycles", self.routing_delay_cycles), ("crossbar_delay_cycles", self.crossbar_delay_cycles)] {
+                if value != 1 {
+                    return Err(ConfigError {
+                        field,
+                        value: value.to_string(),
+                        reason: "applies to the 4stage router only (1stage does everything in one cycle); leave it at 1".into(),
+                    });
+                }
+            }
+        }
         check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
         check("allocator_iterations", self.allocator_iterations.into(), 1, 16)?;
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
@@ -306,16 +329,20 @@ impl NetworkConfig {
     pub(crate) fn traversal_cycles(&self) -> u64 {
         match self.pipeline {
             RouterPipeline::OneStage => 0,
-            RouterPipeline::FourStage => 1,
+            RouterPipeline::FourStage => u64::from(self.crossbar_delay_cycles),
         }
     }
 
-    /// Cycles a head flit spends in a router at zero load, switch traversal included: the pipeline's stages, one
-    /// fewer with speculative switch allocation on `4stage`.
+    /// Cycles a head flit spends in a router at zero load, switch traversal included: with `4stage`, route
+    /// computation (`routing_delay_cycles`), VC allocation and switch allocation (one cycle each, or one together
+    /// with speculative switch allocation) and traversal (`crossbar_delay_cycles`): 4 by default; 1 with `1stage`.
     pub fn router_stages(&self) -> u64 {
-        match (self.pipeline, self.speculative_switch_allocation) {
-            (RouterPipeline::FourStage, true) => 3,
-            (pipeline, _) => pipeline.stages(),
+        match self.pipeline {
+            RouterPipeline::OneStage => 1,
+            RouterPipeline::FourStage => {
+                let allocation = if self.speculative_switch_allocation { 1 } else { 2 };
+                u64::from(self.routing_delay_cycles) + allocation + u64::from(self.crossbar_delay_cycles)
+            }
         }
     }
 
@@ -328,11 +355,16 @@ impl NetworkConfig {
     /// Zero-load latency of one packet, from the cycle its head enters the injection channel to the cycle its tail
     /// is in the destination's ejection queue, when it crosses `routers` routers (`hops + 1`).
     ///
-    /// Injection channel `injection_channel_cycles` (1 by default); each router `stages` cycles; each link `link_latency_cycles`; ejection channel
-    /// 1 cycle; the tail trails the head by `packet_flits - 1` cycles.
+    /// Injection channel `injection_channel_cycles` (2 by default); each router [`Self::router_stages`] cycles; each
+    /// link `link_latency_cycles`; ejection channel 1 cycle; the tail trails the head by `packet_flits - 1` cycles,
+    /// plus one cycle per router where a head bids for the switch sooner after arriving than a body flit may (only
+    /// `4stage` with `routing_delay_cycles = 0`, speculative switch allocation and body flits bidding the cycle after
+    /// they arrive: the head gains a cycle on its body at every router).
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
-        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1)
+        let timing = crate::network::Timing::of(self);
+        let lag = if packet_flits > 1 { routers * timing.body_gap.saturating_sub(timing.head_gap) } else { 0 };
+        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1) + lag
     }
 }
 
@@ -355,6 +387,11 @@ mod tests {
         assert_eq!(cfg.validate().unwrap_err().field, "vcs");
         let cfg = NetworkConfig { credit_delay_cycles: 0, ..Default::default() };
         assert_eq!(cfg.validate().unwrap_err().field, "credit_delay_cycles");
+        let cfg = NetworkConfig { routing_delay_cycles: 2, ..Default::default() };
+        assert_eq!(cfg.validate().unwrap_err().field, "routing_delay_cycles");
+        let cfg = NetworkConfig { pipeline: RouterPipeline::OneStage, crossbar_delay_cycles: 2, ..Default::default() };
+        let err = cfg.validate().unwrap_err();
+        assert!(err.field == "crossbar_delay_cycles" && err.reason.contains("4stage"), "{err}");
     }
 
     #[test]
@@ -389,6 +426,13 @@ mod tests {
         assert_eq!(short.zero_load_latency(3, 1), 16);
         let spec = NetworkConfig { speculative_switch_allocation: true, ..Default::default() };
         assert_eq!(spec.zero_load_latency(3, 1), 14, "speculative switch allocation: 3 cycles per router");
+        let lookahead = NetworkConfig { routing_delay_cycles: 0, ..Default::default() };
+        assert_eq!(lookahead.zero_load_latency(3, 1), 14, "routing_delay 0: 3 cycles per router");
+        let racing = NetworkConfig { routing_delay_cycles: 0, speculative_switch_allocation: true, body_bids_on_arrival: false, ..Default::default() };
+        assert_eq!(racing.zero_load_latency(3, 1), 2 + 3 * 2 + 2 + 1, "a 2-cycle router");
+        assert_eq!(racing.zero_load_latency(3, 4), 2 + 3 * 2 + 2 + 1 + 3 + 3, "its head gains a cycle per router on its body");
+        let slow = NetworkConfig { crossbar_delay_cycles: 3, ..Default::default() };
+        assert_eq!(slow.zero_load_latency(3, 1), 23, "a 3-cycle crossbar: 6 cycles per router");
         let one = NetworkConfig { pipeline: RouterPipeline::OneStage, injection_channel_cycles: 1, ..Default::default() };
         assert_eq!(one.zero_load_latency(1, 1), 3);
         assert_eq!(one.zero_load_latency(3, 1), 7);

@@ -206,7 +206,7 @@ pub(crate) struct NodeLoc {
 pub(crate) struct Timing {
     /// Cycles between a head flit's stages (RC -> VA -> SA) and between a body flit's write and its switch bid.
     pub stage_gap: u64,
-    /// Cycles from winning the switch to leaving the input buffer.
+    /// Cycles from winning the switch to leaving the router (`crossbar_delay_cycles` with `4stage`, 0 with `1stage`).
     pub traversal: u64,
     /// Cycles from winning the switch to being visible in the next router's input buffer.
     pub to_next_buffer: u64,
@@ -226,24 +226,31 @@ pub(crate) struct Timing {
 
 impl Timing {
     pub(crate) fn of(cfg: &NetworkConfig) -> Timing {
-        let traversal = cfg.traversal_cycles();
+        // Between a head's stages and from a body flit's write to its bid: one cycle with `4stage`, none with `1stage`.
+        let stage_gap = match cfg.pipeline {
+            crate::config::RouterPipeline::OneStage => 0,
+            crate::config::RouterPipeline::FourStage => 1,
+        };
+        let va_gap = if cfg.speculative_switch_allocation { 0 } else { stage_gap };
         Timing {
-            stage_gap: traversal,
-            traversal,
+            stage_gap,
+            traversal: cfg.traversal_cycles(),
             to_next_buffer: cfg.switch_to_next_buffer_cycles(),
             to_eject: cfg.switch_to_eject_cycles(),
             credit_delay: u64::from(cfg.credit_delay_cycles),
             inject: u64::from(cfg.injection_channel_cycles),
-            body_gap: if cfg.body_bids_on_arrival { 0 } else { traversal },
-            va_gap: if cfg.speculative_switch_allocation { 0 } else { traversal },
-            head_gap: traversal + if cfg.speculative_switch_allocation { 0 } else { traversal },
+            body_gap: if cfg.body_bids_on_arrival { 0 } else { stage_gap },
+            va_gap,
+            head_gap: stage_gap * u64::from(cfg.routing_delay_cycles) + va_gap,
         }
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
     /// trip to the next buffer plus its stage gap, or a credit's return.
     fn calendar_span(&self) -> u64 {
-        (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
+        let old = (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap);
+        let arrivals = (self.to_next_buffer + self.head_gap.max(self.body_gap)).max(self.inject + self.head_gap);
+        old.max(arrivals + self.stage_gap).max(self.stage_gap + self.credit_delay)
     }
 }
 

@@ -564,7 +564,9 @@ impl Network {
         }
 
         // The freed slot goes back upstream as a credit.
-        let credit_at = now + self.timing.traversal + self.timing.credit_delay;
+        // In the cycle after the win with `4stage` (BookSim2 sends it as the flit leaves the buffer, whatever the
+        // crossbar takes), plus the credit delay.
+        let credit_at = now + self.timing.stage_gap + self.timing.credit_delay;
         let up = self.in_link[r * ports + p];
         self.return_credit(up.ovc as usize + v, credit_at);
         if up.router != NO_ROUTER {

@@ -19,8 +19,16 @@ fn every_pair_matches_the_analytic_latency() {
     for pipeline in [RouterPipeline::OneStage, RouterPipeline::FourStage] {
         for (width, height, concentration) in [(4, 3, 1), (3, 2, 2)] {
             for link in [1, 2] {
-                for (routing, speculative) in [(Routing::Xy, false), (Routing::Yx, false), (Routing::Xy, true)] {
+                for ((routing, speculative), (routing_delay, crossbar)) in
+                    [(Routing::Xy, false), (Routing::Yx, false), (Routing::Xy, true)].into_iter().flat_map(|r| {
+                        // 4stage: route computation of 1 or 0 cycles (BookSim2's routing_delay), longer crossbars.
+                        let delays: &[(u32, u32)] = if pipeline == RouterPipeline::FourStage { &[(1, 1), (0, 1), (1, 3), (0, 2)] } else { &[(1, 1)] };
+                        delays.iter().map(move |&d| (r, d))
+                    })
+                {
                     let cfg = NetworkConfig {
+                        routing_delay_cycles: routing_delay,
+                        crossbar_delay_cycles: crossbar,
                         width,
                         height,
                         concentration,
@@ -49,7 +57,7 @@ fn every_pair_matches_the_analytic_latency() {
                                 assert_eq!(
                                     (network, packet),
                                     (expected, expected),
-                                    "{pipeline} {width}x{height}x{concentration} link {link} {routing:?} speculative {speculative}: {s}->{d}, {flits} flits"
+                                    "{pipeline} {width}x{height}x{concentration} link {link} {routing:?} speculative {speculative} routing delay {routing_delay} crossbar {crossbar}: {s}->{d}, {flits} flits"
                                 );
                                 // Let credits return before the next packet so it sees an idle network.
                                 let settle = net.now().0 + 20;
