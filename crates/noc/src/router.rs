@@ -37,6 +37,7 @@
 use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
 use crate::sw_alloc::{LonePointers, SwRouter};
+use crate::routing::{Route, VcPolicy};
 use crate::vc_alloc::VcPort;
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -124,7 +125,7 @@ impl Network {
                 due |= u64::from(vc.due_at <= now) << l;
             }
         }
-        if due.is_power_of_two() {
+        if due.is_power_of_two() && (ONE_VC || !self.route_choice) {
             // One VC due (the common case at moderate load): it is the only requester in both allocators.
             self.step_single_vc::<ONE_VC, GAP, FIVE_PORTS>(r, due.trailing_zeros() as usize, now);
         } else if ONE_VC {
@@ -284,6 +285,9 @@ impl Network {
         let spec = self.speculative;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
+        // With a route choice: the heads to route, and the requests for VC kinds 1 and 2 (see `kind_masks`).
+        let mut choosing = 0u64;
+        let mut va_kind = [[0u64; 2]; MAX_PORTS];
         let mut sa_req = 0u64;
         // Speculative switch allocation: the bids of heads allocating their VC in this cycle, and of those among
         // them that lost it but still bid (a grant to them is wasted).
@@ -306,10 +310,32 @@ impl Network {
                 // Routed: VC allocation again after a loss.
                 debug_assert!(vc.state == VcState::Routed || vc.front.route == vc.out_port);
                 vc.state = VcState::Routed;
-                let out = vc.out_port as usize;
-                va_req[out] |= 1 << local;
-                va_ports |= 1 << out;
+                if self.route_choice {
+                    choosing |= 1 << local;
+                } else {
+                    let out = vc.out_port as usize;
+                    va_req[out] |= 1 << local;
+                    va_ports |= 1 << out;
+                }
             }
+        }
+        // Adaptive routing and VC classes: every head picks its port and VC kind from the state before this
+        // cycle's allocation (so the order of heads does not matter); one without a free VC to ask for retries.
+        while choosing != 0 {
+            let local = choosing.trailing_zeros() as usize;
+            choosing &= choosing - 1;
+            let Some((o, kind)) = self.choose_output(r, local, self.ivc[base + local].front.route, now - gap) else {
+                self.ivc[base + local].due_at = now + 1;
+                continue;
+            };
+            // The route stays in the head flit for the next try; a speculative bid goes to the port chosen.
+            self.ivc[base + local].out_port = o as u8;
+            if kind == 0 {
+                va_req[o] |= 1 << local;
+            } else {
+                va_kind[o][kind - 1] |= 1 << local;
+            }
+            va_ports |= 1 << o;
         }
 
         // VC allocation (of cycle `now - GAP`, see the module docs), port by port by `vc_allocator`; a granted VC
@@ -319,41 +345,48 @@ impl Network {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-            let free = self.free_out_vcs(ob, o, now - gap);
-            let mut pending = va_req[o];
-            if free != 0 {
-                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
-                for &(g, ov) in matches.as_slice() {
-                    let (g, ov) = (g as usize, ov as usize);
-                    pending &= !(1 << g);
-                    self.ovc[ob + ov].owner = g as u16;
-                    let v = &mut self.ivc[base + g];
-                    v.state = VcState::Active;
-                    v.out_vc = ov as u8;
-                    v.ready_at = now;
-                    v.due_at = now;
-                    self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
+          // Each kind of request for the port (all VCs, or one VC class) is allocated on its own VCs.
+            for kind in 0..3 {
+                let mut pending = if kind == 0 { va_req[o] } else { va_kind[o][kind - 1] };
+                if pending == 0 {
+                    continue;
                 }
-                // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
-                // spec_check_cred).
-                if spec && pending != 0 {
-                    let mut f = free;
-                    while f != 0 {
-                        let ov = f.trailing_zeros() as usize;
-                        f &= f - 1;
-                        if self.has_credit(ob + ov, now) {
-                            spec_req |= pending;
-                            wasted |= pending;
-                            break;
+                let free = self.free_out_vcs(ob, o, now - gap) & self.kind_masks[kind];
+                if free != 0 {
+                    let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
+                    for &(g, ov) in matches.as_slice() {
+                        let (g, ov) = (g as usize, ov as usize);
+                        pending &= !(1 << g);
+                        self.ovc[ob + ov].owner = g as u16;
+                        let v = &mut self.ivc[base + g];
+                        v.state = VcState::Active;
+                        v.out_port = o as u8;
+                        v.out_vc = ov as u8;
+                        v.ready_at = now;
+                        v.due_at = now;
+                        self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
+                    }
+                    // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
+                    // spec_check_cred).
+                    if spec && pending != 0 {
+                        let mut f = free;
+                        while f != 0 {
+                            let ov = f.trailing_zeros() as usize;
+                            f &= f - 1;
+                            if self.has_credit(ob + ov, now) {
+                                spec_req |= pending;
+                                wasted |= pending;
+                                break;
+                            }
                         }
                     }
                 }
-            }
-            // Lost VC allocation: try again next cycle.
-            while pending != 0 {
-                let l = pending.trailing_zeros() as usize;
-                pending &= pending - 1;
-                self.ivc[base + l].due_at = now + 1;
+                // Lost VC allocation: try again next cycle.
+                while pending != 0 {
+                    let l = pending.trailing_zeros() as usize;
+                    pending &= pending - 1;
+                    self.ivc[base + l].due_at = now + 1;
+                }
             }
         }
 
@@ -384,7 +417,7 @@ impl Network {
     /// last of the VC's credits, has landed too (all credits are home then: nothing is sent on a VC between its
     /// tail and its next allocation, and credits come back in order).
     #[inline(always)]
-    fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
+    pub(crate) fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
         let vcs = self.vcs;
         let mut free = free_vcs(&self.ovc[ob..ob + vcs], cycle);
         if self.cfg.wait_for_tail_credit {
@@ -399,6 +432,67 @@ impl Network {
             }
         }
         free
+    }
+
+    /// The output port and VC kind (an index into `kind_masks`) the head at the front of input VC `local` of router
+    /// `r`, whose route is `route` (see [`Route`]), asks for in the VC allocation of cycle `cycle`; `None` when no
+    /// candidate has a VC it may take free, and it waits for the next cycle.
+    ///
+    /// * Dateline classes (dimension order on a torus): its one port; class 1 when the port leads over a
+    ///   wrap-around link or continues the dimension and direction of an input VC of class 1, class 0 otherwise;
+    ///   any VC of a local port.
+    /// * Adaptive routing: of the candidates with a free VC it may take (with an escape VC, the adaptive VCs), the
+    ///   one with more free VCs, then more credits on them, then the first (x-direction) port. With an escape VC,
+    ///   when no adaptive VC is free, the escape VC 0 of the first (`xy`) port if it is free.
+    ///
+    /// It reads only which output VCs are free at `cycle` and the credits landed by then, which fast and debug
+    /// clocking see alike, and `pending_allocation` calls it too.
+    pub(crate) fn choose_output(&self, r: usize, local: usize, route: u8, cycle: u64) -> Option<(usize, usize)> {
+        let (ports, vcs) = (self.ports, self.vcs);
+        let base = r * ports * vcs;
+        let route = Route(route);
+        let first = route.first().0 as usize;
+        if self.vc_policy == VcPolicy::Dateline {
+            if first >= MESH_PORTS {
+                return Some((first, 0));
+            }
+            let (p, v) = (local / vcs, local % vcs);
+            let (x, y) = self.router_xy[r];
+            let wraps = match first {
+                0 => x + 1 == self.mesh.width,
+                1 => x == 0,
+                2 => y == 0,
+                _ => y + 1 == self.mesh.height,
+            };
+            // Input port `first ^ 1` faces output port `first` (east/west, north/south): the same direction.
+            let class = usize::from(wraps || (p == first ^ 1 && v >= vcs / 2));
+            return Some((first, 1 + class));
+        }
+        let escape = self.vc_policy == VcPolicy::Escape;
+        let mut best: Option<(usize, usize, (u32, usize))> = None;
+        for port in route.ports() {
+            let o = port.0 as usize;
+            let kind = if escape && o < MESH_PORTS { 2 } else { 0 };
+            let ob = base + o * vcs;
+            let free = self.free_out_vcs(ob, o, cycle) & self.kind_masks[kind];
+            if free == 0 {
+                continue;
+            }
+            let mut credits = 0;
+            let mut f = free;
+            while f != 0 {
+                credits += self.credits_by(ob + f.trailing_zeros() as usize, cycle);
+                f &= f - 1;
+            }
+            let score = (free.count_ones(), credits);
+            if best.is_none_or(|(_, _, b)| score > b) {
+                best = Some((o, kind, score));
+            }
+        }
+        if let Some((o, kind, _)) = best {
+            return Some((o, kind));
+        }
+        (escape && first < MESH_PORTS && self.free_out_vcs(base + first * vcs, first, cycle) & self.kind_masks[1] != 0).then_some((first, 1))
     }
 
     /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
@@ -453,11 +547,15 @@ impl Network {
         let n = ports * vcs;
         for r in 0..self.routers {
             let base = r * n;
-            let mut va_req = [0u64; MAX_PORTS];
+            // Requests per output port and VC kind (see `kind_masks`), chosen as `allocate` does.
+            let mut va_req = [[0u64; 3]; MAX_PORTS];
             for l in 0..n {
                 let vc = self.ivc[base + l];
                 if vc.len > 0 && vc.state != VcState::Active && self.front_due(base + l) <= self.now {
-                    va_req[vc.out_port as usize] |= 1 << l;
+                    let choice = if self.route_choice { self.choose_output(r, l, vc.front.route, self.now - 1) } else { Some((vc.out_port as usize, 0)) };
+                    if let Some((o, kind)) = choice {
+                        va_req[o][kind] |= 1 << l;
+                    }
                     out.vcs.insert(base + l, InputVc { state: VcState::Routed, ..vc });
                 }
             }
@@ -465,34 +563,37 @@ impl Network {
             let mut accept = [0u8; 64];
             accept[..n].copy_from_slice(&self.va_accept_ptr[base..base + n]);
             let (wavefront_pri, mut wavefront_next) = (self.va_wavefront[r], 0);
-            for (o, &requests) in va_req.iter().enumerate().take(ports) {
+            for (o, kinds) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
-                let free = self.free_out_vcs(ob, o, self.now - 1);
-                if requests == 0 || free == 0 {
-                    continue;
-                }
                 let (mut requester, mut out_vc) = (self.rr_va[r * ports + o], self.rr_ovc[r * ports + o]);
                 let mut grant = [0u8; MAX_VCS as usize];
                 grant[..vcs].copy_from_slice(&self.va_grant_ptr[ob..ob + vcs]);
-                let st = VcPort {
-                    port: o,
-                    vcs,
-                    inputs: n,
-                    requester_ptr: &mut requester,
-                    out_vc_ptr: &mut out_vc,
-                    grant_ptr: &mut grant[..vcs],
-                    accept_ptr: &mut accept[..n],
-                    iterations: self.cfg.allocator_iterations,
-                    wavefront_pri,
-                    wavefront_next: &mut wavefront_next,
-                };
-                // The router's one-VC path allocates as `lowest` does.
-                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
-                for &(g, ov) in matches.as_slice() {
-                    out.owners.insert(ob + ov as usize, u16::from(g));
-                    let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
-                    vc.state = VcState::Active;
-                    vc.out_vc = ov;
+                for (kind, &requests) in kinds.iter().enumerate() {
+                    let free = self.free_out_vcs(ob, o, self.now - 1) & self.kind_masks[kind];
+                    if requests == 0 || free == 0 {
+                        continue;
+                    }
+                    let st = VcPort {
+                        port: o,
+                        vcs,
+                        inputs: n,
+                        requester_ptr: &mut requester,
+                        out_vc_ptr: &mut out_vc,
+                        grant_ptr: &mut grant[..vcs],
+                        accept_ptr: &mut accept[..n],
+                        iterations: self.cfg.allocator_iterations,
+                        wavefront_pri,
+                        wavefront_next: &mut wavefront_next,
+                    };
+                    // The router's one-VC path allocates as `lowest` does.
+                    let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
+                    for &(g, ov) in matches.as_slice() {
+                        out.owners.insert(ob + ov as usize, u16::from(g));
+                        let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
+                        vc.state = VcState::Active;
+                        vc.out_port = o as u8;
+                        vc.out_vc = ov;
+                    }
                 }
             }
         }
@@ -576,7 +677,7 @@ impl Network {
         let down = self.out_link[r * ports + out_port];
         if down.router != NO_ROUTER {
             let next = down.router as usize;
-            let route = if flit.is_head() { self.route_port(next, self.packets[flit.packet as usize].dst) } else { 0 };
+            let route = if flit.is_head() { self.route_port(next, flit.packet) } else { 0 };
             let arrival = now + self.timing.to_next_buffer;
             self.push_input(next, down.first as usize + out_vc, Flit { arrival, route, ..flit });
         } else {

@@ -218,8 +218,10 @@ impl Graph<'_> {
                 }
                 let flit = vc.front;
                 let out_port = match vc.state {
-                    VcState::Idle => net.route_port(r, net.packets[flit.packet as usize].dst) as usize,
-                    _ => vc.out_port as usize,
+                    // A head waiting for VC allocation may have two candidate ports; name the first.
+                    VcState::Idle => crate::routing::Route(net.route_port(r, flit.packet)).first().0 as usize,
+                    VcState::Routed => crate::routing::Route(vc.out_port).first().0 as usize,
+                    VcState::Active => vc.out_port as usize,
                 };
                 let port_name = net.mesh.port_name(PortId(out_port as u8));
                 if vc.state == VcState::Active {
