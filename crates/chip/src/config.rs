@@ -4,6 +4,7 @@
 
 use noc::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use noc::routing::Routing;
+use noc::topology::Topology;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -66,6 +67,9 @@ fn default_stack_kib() -> u64 {
 pub struct NetworkSection {
     #[serde(default = "default_router")]
     pub router: String,
+    /// The topology: "mesh", "torus" or "ring" (see `noc::topology::Topology`); the shape comes from `[mesh]`.
+    #[serde(default = "default_topology")]
+    pub topology: String,
     #[serde(default = "default_routing")]
     pub routing: String,
     #[serde(default = "one")]
@@ -114,6 +118,9 @@ fn default_vc_allocator() -> String {
 }
 fn default_sw_allocator() -> String {
     "input-first".into()
+}
+fn default_topology() -> String {
+    "mesh".into()
 }
 fn default_routing() -> String {
     "xy".into()
@@ -251,7 +258,9 @@ impl ChipConfig {
             let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
             format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
         })?;
+        let topology: Topology = self.network.topology.parse().map_err(|e| format!("network.topology: {e}"))?;
         let cfg = NetworkConfig {
+            topology,
             width: self.mesh.width,
             height: self.mesh.height,
             concentration: self.mesh.concentration,

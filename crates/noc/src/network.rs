@@ -628,6 +628,15 @@ impl Network {
         self.visit_all = on;
     }
 
+    /// Turns the VC classes of the routing function off (dateline classes on a torus, the escape VC of
+    /// `min-adaptive`): every head may take any VC of its port. Deadlock-prone by design; only for tests showing
+    /// what the classes prevent.
+    #[doc(hidden)]
+    pub fn disable_vc_classes_for_tests(&mut self) {
+        self.vc_policy = VcPolicy::Any;
+        self.kind_masks = [self.kind_masks[0], 0, 0];
+    }
+
     /// Sets the drain policy of every node that has no policy of its own.
     pub fn set_default_drain(&mut self, policy: DrainPolicy) {
         self.default_drain = policy;

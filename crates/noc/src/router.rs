@@ -351,7 +351,7 @@ impl Network {
                 if pending == 0 {
                     continue;
                 }
-                let free = self.free_out_vcs(ob, o, now - gap) & self.kind_masks[kind];
+                let free = self.free_of_kind(ob, o, now - gap, kind);
                 if free != 0 {
                     let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
                     for &(g, ov) in matches.as_slice() {
@@ -474,7 +474,7 @@ impl Network {
             let o = port.0 as usize;
             let kind = if escape && o < MESH_PORTS { 2 } else { 0 };
             let ob = base + o * vcs;
-            let free = self.free_out_vcs(ob, o, cycle) & self.kind_masks[kind];
+            let free = self.free_of_kind(ob, o, cycle, kind);
             if free == 0 {
                 continue;
             }
@@ -492,7 +492,29 @@ impl Network {
         if let Some((o, kind, _)) = best {
             return Some((o, kind));
         }
-        (escape && first < MESH_PORTS && self.free_out_vcs(base + first * vcs, first, cycle) & self.kind_masks[1] != 0).then_some((first, 1))
+        (escape && first < MESH_PORTS && self.free_of_kind(base + first * vcs, first, cycle, 1) != 0).then_some((first, 1))
+    }
+
+    /// The VCs of output port `o` (the first at `ob`) of kind `kind` (see `kind_masks`) that the VC allocation of
+    /// cycle `cycle` may hand out. With an escape VC the adaptive VCs are allocated atomically: only once their
+    /// buffer is empty and all credits are home. Otherwise a head could commit to an adaptive VC whose buffer is
+    /// full of packets waiting on other adaptive VCs and wait there with its escape VC out of reach; those waits
+    /// close cycles (the saturation tests found one with 1-flit packets and 3 VCs). Duato's condition holds when
+    /// a head waits only for escape VCs or for VCs it can enter at once.
+    #[inline(always)]
+    fn free_of_kind(&self, ob: usize, o: usize, cycle: u64, kind: usize) -> u64 {
+        let mut free = self.free_out_vcs(ob, o, cycle) & self.kind_masks[kind];
+        if kind == 2 && self.vc_policy == VcPolicy::Escape && !self.cfg.wait_for_tail_credit {
+            let mut f = free;
+            while f != 0 {
+                let ov = f.trailing_zeros() as usize;
+                f &= f - 1;
+                if !self.credits_home_by(ob + ov, self.depth, cycle) {
+                    free &= !(1 << ov);
+                }
+            }
+        }
+        free
     }
 
     /// The VC allocator's view of output port `o` of router `r`, whose wavefront diagonal in this cycle is
@@ -569,7 +591,7 @@ impl Network {
                 let mut grant = [0u8; MAX_VCS as usize];
                 grant[..vcs].copy_from_slice(&self.va_grant_ptr[ob..ob + vcs]);
                 for (kind, &requests) in kinds.iter().enumerate() {
-                    let free = self.free_out_vcs(ob, o, self.now - 1) & self.kind_masks[kind];
+                    let free = self.free_of_kind(ob, o, self.now - 1, kind);
                     if requests == 0 || free == 0 {
                         continue;
                     }
