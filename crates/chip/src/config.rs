@@ -338,6 +338,16 @@ mod tests {
     }
 
     #[test]
+    fn topologies_and_routing_functions_are_chip_keys() {
+        let torus = format!("{MINIMAL}\n[network]\ntopology = \"torus\"\nvcs = 2\nrouting = \"yx\"");
+        let cfg = ChipConfig::parse(&torus, "t.toml").unwrap().network_config().unwrap();
+        assert_eq!((cfg.topology, cfg.routing, cfg.vcs), (Topology::Torus, Routing::Yx, 2));
+        let adaptive = format!("{MINIMAL}\n[network]\nrouting = \"odd-even\"");
+        assert_eq!(ChipConfig::parse(&adaptive, "t.toml").unwrap().network_config().unwrap().routing, Routing::OddEven);
+        assert_eq!(ChipConfig::parse(MINIMAL, "t.toml").unwrap().network_config().unwrap().topology, Topology::Mesh);
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let cases = [
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 8"), "core.memory_kib = 8"),
@@ -348,6 +358,10 @@ mod tests {
             (format!("{MINIMAL}\n[network]\neject_queue_flits = 0"), "network.eject_queue_flits = 0"),
             (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\nrecv_fifo_entries = 5000"), "ni.recv_fifo_entries = 5000"),
             (format!("{MINIMAL}\n[network]\nrouter = \"2stage\""), "unknown router pipeline '2stage'"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"cube\""), "network.topology: unknown topology 'cube'"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"torus\""), "network.routing = xy: xy on a torus needs at least 2 VCs"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"ring\"\nvcs = 2"), "mesh.height = 2: a ring has height 1"),
+            (format!("{MINIMAL}\n[network]\nrouting = \"min-adaptive\""), "network.routing = min-adaptive"),
             (MINIMAL.replace("frequency_mhz = 500", "frequency_mhz = 500, colour = 1"), "unknown field `colour`"),
             (MINIMAL.replace("name = \"t\"", ""), "missing field `name`"),
             (format!("{MINIMAL}\n[ni]\nkind = \"udp\""), "unknown variant `udp`"),

@@ -31,8 +31,14 @@
 //! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port (and
 //! allocators that are round-robin then, every one but `wavefront`; no speculation, no waiting for tail credits)
 //! the requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
-//! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
+//! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its route for
 //! the router holding it, looked up when it was sent there.
+//!
+//! Adaptive routing and torus datelines (`route_choice`) go through [`Network::allocate`] only: a route may name
+//! two candidate ports, and a head may be limited to a class of VCs. Each cycle a head requests VC allocation,
+//! `choose_output` picks its port and VC kind from the state as of the allocation's cycle; the heads of a port
+//! are then grouped by kind and the allocator runs once per kind on that kind's free VCs (kinds are disjoint).
+//! The chosen port becomes the VC's `out_port`; the route stays in the head flit for the next try.
 
 use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
