@@ -581,10 +581,12 @@ impl Network {
                 let vc = self.ivc[base + l];
                 if vc.len > 0 && vc.state != VcState::Active && self.front_due(base + l) <= self.now {
                     let choice = if self.route_choice { self.choose_output(r, l, vc.front.route, self.now - 1) } else { Some((vc.out_port as usize, 0)) };
+                    let mut routed = InputVc { state: VcState::Routed, ..vc };
                     if let Some((o, kind)) = choice {
                         va_req[o][kind] |= 1 << l;
+                        routed.out_port = o as u8;
                     }
-                    out.vcs.insert(base + l, InputVc { state: VcState::Routed, ..vc });
+                    out.vcs.insert(base + l, routed);
                 }
             }
             // The allocator runs on copies of the pointers: a report must not move them.
