@@ -34,8 +34,9 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("traffic", "buffer_flits", &["16"]),
     ("traffic", "vcs", &["2"]),
     ("traffic", "router", &["1stage"]),
-    ("traffic", "routing", &["west-first"]),
-    ("traffic", "topology", &["torus"]),
+    ("traffic", "routing", &["yx"]),
+    // Alone (with 1 VC) only a mesh is valid; tests/cli_options.rs runs a torus and a ring.
+    ("traffic", "topology", &["mesh"]),
     ("traffic", "credit_delay", &["2"]),
     ("traffic", "link_latency", &["2"]),
     ("traffic", "vc_allocator", &["islip"]),
