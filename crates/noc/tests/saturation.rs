@@ -3,6 +3,7 @@
 //! loads up to 1.0 flits/node/cycle (far past saturation), with 1- and 4-flit packets. The watchdog must never fire,
 //! and once the sources stop every packet must be delivered.
 //!
+//! The router settings default (`4stage`, `lowest` and `input-first` allocators) except where a test says.
 //! Sources keep a few packets queued at most, so the network stays saturated without the queues (and the drain)
 //! growing without bound. Sized to run in seconds in debug builds too (`cargo test --workspace`).
 
@@ -13,7 +14,7 @@ use noc::{DrainPolicy, Network, NetworkConfig, NodeId, Pattern};
 
 /// Packets a source keeps queued at most.
 const QUEUE_PACKETS: u64 = 4;
-const INJECT_CYCLES: u64 = 800;
+const INJECT_CYCLES: u64 = 2_000;
 
 struct XorShift(u64);
 
@@ -83,7 +84,7 @@ fn sweep(cfg: NetworkConfig) {
         }
         patterns += 1;
         for flits in [1u16, 4] {
-            for load in [0.35, 1.0] {
+            for load in [0.2, 0.35, 0.6, 1.0] {
                 let delivered = saturate(&cfg, &pattern, load, flits).unwrap_or_else(|e| panic!("{e}"));
                 assert!(delivered > 0);
             }
@@ -132,6 +133,27 @@ fn mesh_odd_even_never_deadlocks() {
 fn mesh_min_adaptive_never_deadlocks() {
     sweep(mesh(Routing::MinAdaptive, 2));
     sweep(NetworkConfig { vcs: 3, ..mesh(Routing::MinAdaptive, 2) });
+}
+
+/// The other router settings that change who gets a VC when: single-cycle routers, iSLIP allocators with
+/// speculative switch allocation, waiting for tail credits.
+#[test]
+fn other_router_settings_never_deadlock_either() {
+    use noc::{RouterPipeline, SwAllocator, VcAllocator};
+    let islip = |cfg: NetworkConfig| NetworkConfig {
+        vc_allocator: VcAllocator::Islip,
+        sw_allocator: SwAllocator::Islip,
+        speculative_switch_allocation: true,
+        injection_channel_cycles: 2,
+        body_bids_on_arrival: true,
+        ..cfg
+    };
+    sweep(NetworkConfig { pipeline: RouterPipeline::OneStage, ..torus(4, 4, Routing::Xy) });
+    sweep(islip(torus(5, 5, Routing::Xy)));
+    sweep(NetworkConfig { pipeline: RouterPipeline::OneStage, ..mesh(Routing::OddEven, 1) });
+    sweep(islip(mesh(Routing::MinAdaptive, 4)));
+    sweep(NetworkConfig { wait_for_tail_credit: true, ..mesh(Routing::MinAdaptive, 2) });
+    sweep(NetworkConfig { vc_allocator: VcAllocator::Wavefront, sw_allocator: SwAllocator::Wavefront, ..mesh(Routing::WestFirst, 2) });
 }
 
 /// Whether `cfg` with its VC classes turned off deadlocks at full load under uniform, tornado or neighbour traffic
