@@ -501,6 +501,24 @@ impl Network {
         (escape && first < MESH_PORTS && self.free_of_kind(base + first * vcs, first, cycle, 1) != 0).then_some((first, 1))
     }
 
+    /// Every (output port, mask of its VCs) the head at the front of input VC `local` of router `r`, whose route is
+    /// `route`, may be allocated, whatever is free (for the watchdog's report of what a waiting head waits for).
+    pub(crate) fn allowed_out_vcs(&self, r: usize, local: usize, route: u8) -> Vec<(usize, u64)> {
+        let route = Route(route);
+        let first = route.first().0 as usize;
+        let all = self.kind_masks[0];
+        match self.vc_policy {
+            VcPolicy::Dateline => {
+                // The kind does not depend on what is free.
+                let (o, kind) = self.choose_output(r, local, route.0, self.now).expect("dateline routing always chooses");
+                vec![(o, self.kind_masks[kind])]
+            }
+            VcPolicy::Any => route.ports().map(|p| (p.0 as usize, all)).collect(),
+            VcPolicy::Escape if first >= MESH_PORTS => vec![(first, all)],
+            VcPolicy::Escape => route.ports().map(|p| (p.0 as usize, self.kind_masks[2])).chain([(first, self.kind_masks[1])]).collect(),
+        }
+    }
+
     /// The VCs of output port `o` (the first at `ob`) of kind `kind` (see `kind_masks`) that the VC allocation of
     /// cycle `cycle` may hand out. With an escape VC the adaptive VCs are allocated atomically: only once their
     /// buffer is empty and all credits are home. Otherwise a head could commit to an adaptive VC whose buffer is
