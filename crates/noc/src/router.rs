@@ -491,7 +491,7 @@ impl Network {
                 f &= f - 1;
             }
             let score = (free.count_ones(), credits);
-            if best.is_none_or(|(_, _, b)| score > b) {
+            if best.map_or(true, |(_, _, b)| score > b) {
                 best = Some((o, kind, score));
             }
         }
