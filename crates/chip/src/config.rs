@@ -245,6 +245,13 @@ impl ChipConfig {
             if self.network.networks != 1 {
                 return Err(self.invalid(format!("network.networks = {}: the pimp interface uses exactly 1", self.network.networks)));
             }
+            // Adaptive routing can send a later word along another path, where it may overtake.
+            if Routing::from_name(&self.network.routing).is_some_and(|r| r.requirements().adaptive) {
+                return Err(self.invalid(format!(
+                    "network.routing = {}: the pimp interface needs deterministic routing (adaptive routing can reorder words between a pair)",
+                    self.network.routing
+                )));
+            }
         }
         Ok(())
     }
@@ -362,6 +369,7 @@ mod tests {
             (format!("{MINIMAL}\n[network]\ntopology = \"torus\""), "network.routing = xy: xy on a torus needs at least 2 VCs"),
             (format!("{MINIMAL}\n[network]\ntopology = \"ring\"\nvcs = 2"), "mesh.height = 2: a ring has height 1"),
             (format!("{MINIMAL}\n[network]\nrouting = \"min-adaptive\""), "network.routing = min-adaptive"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\n[network]\nrouting = \"west-first\""), "network.routing = west-first: the pimp interface needs deterministic routing"),
             (MINIMAL.replace("frequency_mhz = 500", "frequency_mhz = 500, colour = 1"), "unknown field `colour`"),
             (MINIMAL.replace("name = \"t\"", ""), "missing field `name`"),
             (format!("{MINIMAL}\n[ni]\nkind = \"udp\""), "unknown variant `udp`"),

@@ -1204,6 +1204,9 @@ mod memory_tests {
             NetworkConfig { width: 3, height: 5, concentration: 4, vcs: 3, buffer_depth_flits: 5, eject_queue_flits: 40, ..Default::default() },
             NetworkConfig { width: 33, height: 32, vcs: 8, buffer_depth_flits: 64, pipeline: RouterPipeline::OneStage, ..Default::default() },
             NetworkConfig { width: 1, height: 1, buffer_depth_flits: 1, eject_queue_flits: 1, credit_delay_cycles: 9, link_latency_cycles: 30, ..Default::default() },
+            // Odd-even routes depend on the source: no route table.
+            NetworkConfig { width: 4, height: 3, routing: crate::routing::Routing::OddEven, ..Default::default() },
+            NetworkConfig { width: 5, height: 3, vcs: 2, topology: crate::topology::Topology::Torus, ..Default::default() },
         ];
         for cfg in cases {
             let net = Network::new(cfg.clone()).unwrap();
