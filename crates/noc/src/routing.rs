@@ -4,7 +4,7 @@
 //! to a [`Route`]: one output port, or two candidate output ports for adaptive functions. The query carries
 //! coordinates already resolved (the simulator keeps them in tables), so a routing function does no division in the
 //! hot path; for networks up to a thousand routers the simulator tabulates every function that does not depend on
-//! the source. Adding a function is one function here, one variant of [`Routing`] and one row in
+//! the source. Adding a function is one file in `routing/`, one variant of [`Routing`] and one row in
 //! [`ROUTING_FUNCTIONS`]; what it needs of the network (topology, VCs) is in [`Routing::requirements`].
 //!
 //! * `xy`, `yx`: dimension order. On a torus or ring each dimension goes the shorter way round; when both ways are
@@ -21,7 +21,16 @@
 //!
 //! Adaptive functions name up to two ports; the router picks one at VC allocation (see `router`).
 
+mod dimension_order;
+mod min_adaptive;
+mod odd_even;
+mod west_first;
+
 use crate::topology::{Direction, Mesh, Topology};
+use dimension_order::{route_xy, route_yx};
+use min_adaptive::route_min_adaptive;
+use odd_even::route_odd_even;
+use west_first::route_west_first;
 use crate::types::{NodeId, PortId, RouterId};
 
 /// Where a head flit is and where it is going.
@@ -203,20 +212,6 @@ fn step_y(mesh: &Mesh, q: &RouteQuery) -> Option<Direction> {
     step(mesh.topology.wraps(), mesh.height, q.y, q.dst_y, Direction::South, Direction::North)
 }
 
-fn route_xy(mesh: &Mesh, q: &RouteQuery) -> Route {
-    match step_x(mesh, q).or_else(|| step_y(mesh, q)) {
-        Some(dir) => Route::one(dir.port()),
-        None => Route::one(q.dst_port),
-    }
-}
-
-fn route_yx(mesh: &Mesh, q: &RouteQuery) -> Route {
-    match step_y(mesh, q).or_else(|| step_x(mesh, q)) {
-        Some(dir) => Route::one(dir.port()),
-        None => Route::one(q.dst_port),
-    }
-}
-
 /// The productive directions, x first (at most one per dimension on a mesh), or the local port on arrival.
 fn productive(mesh: &Mesh, q: &RouteQuery, x_allowed: bool, y_allowed: bool) -> Route {
     let x = step_x(mesh, q).filter(|_| x_allowed);
@@ -226,37 +221,6 @@ fn productive(mesh: &Mesh, q: &RouteQuery, x_allowed: bool, y_allowed: bool) -> 
         (None, Some(b)) => Route::one(b.port()),
         (None, None) => Route::one(q.dst_port),
     }
-}
-
-fn route_west_first(mesh: &Mesh, q: &RouteQuery) -> Route {
-    if q.dst_x < q.x {
-        return Route::one(Direction::West.port());
-    }
-    productive(mesh, q, true, true)
-}
-
-fn route_odd_even(mesh: &Mesh, q: &RouteQuery) -> Route {
-    let (x_step, y_step) = (step_x(mesh, q), step_y(mesh, q));
-    match (x_step, y_step) {
-        (None, _) | (_, None) => productive(mesh, q, true, true),
-        (Some(Direction::East), Some(_)) => {
-            // Turning from east to north/south is forbidden in even columns, except in the source column, where
-            // the packet has not travelled east yet. East is kept unless it would arrive in an even destination
-            // column one hop away and have to turn there.
-            let may_turn = q.x % 2 == 1 || q.x == q.src_x;
-            let may_go_east = q.dst_x % 2 == 1 || q.dst_x - q.x != 1;
-            productive(mesh, q, may_go_east, may_turn)
-        }
-        (Some(_), Some(_)) => {
-            // Westbound: turning from north/south to west is forbidden in odd columns, so leave the x-dimension
-            // only in an even column.
-            productive(mesh, q, true, q.x % 2 == 0)
-        }
-    }
-}
-
-fn route_min_adaptive(mesh: &Mesh, q: &RouteQuery) -> Route {
-    productive(mesh, q, true, true)
 }
 
 #[cfg(test)]
