@@ -27,11 +27,11 @@ mod odd_even;
 mod west_first;
 
 use crate::topology::{Direction, Mesh, Topology};
+use crate::types::{NodeId, PortId, RouterId};
 use dimension_order::{route_xy, route_yx};
 use min_adaptive::route_min_adaptive;
 use odd_even::route_odd_even;
 use west_first::route_west_first;
-use crate::types::{NodeId, PortId, RouterId};
 
 /// Where a head flit is and where it is going.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
