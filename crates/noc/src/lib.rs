@@ -16,7 +16,6 @@
 //! * **Explainable.** When flits stop moving, the watchdog builds the wait-for graph of channels and reports the
 //!   cycle (router, port, VC and the packets holding each) instead of hanging.
 //!
-//!
 //! The crate knows nothing of cores; `nocmsg-chip` joins it to them. Synthetic traffic lives in [`traffic`].
 
 pub mod config;
