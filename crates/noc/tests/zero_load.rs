@@ -142,7 +142,7 @@ fn a_lone_packet_is_counted_once_on_every_link_of_its_xy_path() {
 #[test]
 fn eight_by_eight_torus_uniform_average_uses_wrap_around_hops() {
     // Per dimension of 8, distances 0,1,2,3,4,3,2,1: mean 2, so 4 hops and 5 routers: 1 + 5*4 + 4 + 1 = 26.
-    let cfg = NetworkConfig { topology: noc::topology::Topology::Torus, vcs: 2, ..Default::default() };
+    let cfg = NetworkConfig { topology: noc::topology::Topology::Torus, vcs: 2, injection_channel_cycles: 1, pipeline: RouterPipeline::FourStage, ..Default::default() };
     let avg = noc::Pattern::Uniform.mean_zero_load_latency(&cfg, 1).unwrap();
     assert!((avg - 26.0).abs() < 1e-9, "{avg}");
 }
