@@ -748,7 +748,7 @@ impl Network {
 mod tests {
     use super::round_robin_pick;
     use crate::config::{NetworkConfig, VcAllocator};
-    use crate::network::{DrainPolicy, Network};
+    use crate::network::{DrainPolicy, Network, NO_OWNER};
     use crate::types::{Cycle, NodeId};
 
     /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
@@ -824,6 +824,54 @@ mod tests {
         // arrival, so the 14 flits after the first two arrive 3 resp. 2.5 cycles apart.
         assert_eq!(credit_paced_latency(false), 36 - 15 + 1 + 14 * 3);
         assert_eq!(credit_paced_latency(true), 36 - 15 + 1 + 14 * 5 / 2);
+    }
+
+    /// `pending_allocation` (what the watchdog reports as already allocated) predicts exactly the output VCs the
+    /// next visits hand out, also when heads choose among ports and VC classes.
+    #[test]
+    fn pending_allocation_is_what_the_next_step_allocates() {
+        use crate::routing::Routing;
+        use crate::topology::Topology;
+        let mesh = |routing, vcs, vc_allocator| NetworkConfig { width: 4, height: 4, vcs, routing, vc_allocator, buffer_depth_flits: 3, ..NetworkConfig::default() };
+        let cases = [
+            mesh(Routing::Xy, 3, VcAllocator::Lowest),
+            mesh(Routing::MinAdaptive, 3, VcAllocator::Islip),
+            mesh(Routing::MinAdaptive, 2, VcAllocator::Wavefront),
+            mesh(Routing::WestFirst, 1, VcAllocator::Lowest),
+            mesh(Routing::OddEven, 2, VcAllocator::RoundRobin),
+            NetworkConfig { topology: Topology::Torus, ..mesh(Routing::Xy, 4, VcAllocator::OutputFirst) },
+            NetworkConfig { topology: Topology::Ring, height: 1, width: 6, ..mesh(Routing::Yx, 3, VcAllocator::Islip) },
+        ];
+        for cfg in cases {
+            let mut net = Network::new(cfg.clone()).unwrap();
+            let nodes = net.mesh().nodes() as u64;
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut granted = 0;
+            for _ in 0..1500 {
+                for src in 0..nodes {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    if seed % 10 == 0 && net.source_queue_flits(NodeId(src as u32)) < 8 {
+                        net.enqueue(NodeId(src as u32), NodeId(((seed >> 8) % nodes) as u32), 4, 0, 0);
+                    }
+                }
+                let pending = net.pending_allocation();
+                let before: Vec<u16> = net.ovc.iter().map(|o| o.owner).collect();
+                net.step().unwrap();
+                for (&o, &g) in &pending.owners {
+                    assert_eq!(net.ovc[o].owner, g, "{cfg:?}: output VC {o}");
+                }
+                for (o, &was) in before.iter().enumerate() {
+                    let now = net.ovc[o].owner;
+                    if was == NO_OWNER && now != NO_OWNER {
+                        assert_eq!(pending.owners.get(&o), Some(&now), "{cfg:?}: output VC {o} allocated unannounced");
+                        granted += 1;
+                    }
+                }
+            }
+            assert!(granted > 100, "{cfg:?}: {granted}");
+        }
     }
 
     #[test]
