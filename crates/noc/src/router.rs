@@ -34,8 +34,9 @@
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its route for
 //! the router holding it, looked up when it was sent there.
 //!
-//! Adaptive routing and torus datelines (`route_choice`) go through [`Network::allocate`] only: a route may name
-//! two candidate ports, and a head may be limited to a class of VCs. Each cycle a head requests VC allocation,
+//! Adaptive routing and torus datelines (`route_choice`) go through [`Network::allocate`], or for a lone due VC
+//! [`Network::step_single_vc`], never the one-VC path: a route may name two candidate ports, and a head may be
+//! limited to a class of VCs. Each cycle a head requests VC allocation,
 //! `choose_output` picks its port and VC kind from the state as of the allocation's cycle; the heads of a port
 //! are then grouped by kind and the allocator runs once per kind on that kind's free VCs (kinds are disjoint).
 //! The chosen port becomes the VC's `out_port`; the route stays in the head flit for the next try.
@@ -131,7 +132,7 @@ impl Network {
                 due |= u64::from(vc.due_at <= now) << l;
             }
         }
-        if due.is_power_of_two() && (ONE_VC || !self.route_choice) {
+        if due.is_power_of_two() {
             // One VC due (the common case at moderate load): it is the only requester in both allocators.
             self.step_single_vc::<ONE_VC, GAP, FIVE_PORTS>(r, due.trailing_zeros() as usize, now);
         } else if ONE_VC {
@@ -163,10 +164,28 @@ impl Network {
             // Route computation (see `allocate`), then VC allocation (of cycle `now - GAP`, see the module
             // docs): a free VC of the output port, chosen as `vc_allocator` says. A granted VC bids for the switch right away.
             vc.state = VcState::Routed;
-            let o = vc.out_port as usize;
-            let ob = base + o * vcs;
             let va_gap = if ONE_VC { GAP } else { self.timing.va_gap };
-            let free = if ONE_VC { free_vcs(&self.ovc[ob..ob + vcs], now - va_gap) } else { self.free_out_vcs(ob, o, now - va_gap) };
+            // Adaptive routing and VC classes: the port and VC kind as `allocate` chooses them (never on the
+            // one-VC path, which such networks do not take).
+            let (o, kind) = if !ONE_VC && self.route_choice {
+                let route = vc.front.route;
+                let Some(choice) = self.choose_output(r, local, route, now - va_gap) else {
+                    self.ivc[i].due_at = now + 1;
+                    return;
+                };
+                self.ivc[i].out_port = choice.0 as u8;
+                choice
+            } else {
+                (self.ivc[i].out_port as usize, 0)
+            };
+            let ob = base + o * vcs;
+            let free = if ONE_VC {
+                free_vcs(&self.ovc[ob..ob + vcs], now - va_gap)
+            } else if self.route_choice {
+                self.free_of_kind(ob, o, now - va_gap, kind)
+            } else {
+                self.free_out_vcs(ob, o, now - va_gap)
+            };
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
