@@ -50,9 +50,10 @@ pub(crate) struct Flit {
     pub packet: u32,
     pub seq: u16,
     pub flags: u8,
-    /// Head flits: the route computed for the router holding the flit. Routing is a pure function of router and
-    /// destination, so it is looked up when the flit is sent there (lookahead), off the path of the visit that
-    /// uses it; the route computation stage keeps its timing.
+    /// Head flits: the route computed for the router holding the flit (a [`Route`]: its output port, or two
+    /// candidate ports with adaptive routing). Routing is a pure function of router, destination and (for
+    /// `odd-even`) source, so it is looked up when the flit is sent there (lookahead), off the path of the visit
+    /// that uses it; the route computation stage keeps its timing.
     pub route: u8,
 }
 
@@ -424,7 +425,7 @@ pub struct Network {
     /// Whether routers take the one-VC path (one VC per port, and allocators for which it is exact).
     pub(crate) one_vc_path: bool,
     /// Whether heads choose among candidate ports or are limited to a class of VCs (adaptive routing, torus
-    /// datelines): VC allocation then goes through `choose_output`, and the one-VC and lone-VC shortcuts are off.
+    /// datelines): VC allocation then goes through `choose_output`, and the one-VC shortcut is off.
     /// False for dimension order on a mesh, which does none of this work.
     pub(crate) route_choice: bool,
     pub(crate) vc_policy: VcPolicy,

@@ -43,8 +43,8 @@
 
 use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
-use crate::sw_alloc::{LonePointers, SwRouter};
 use crate::routing::{Route, VcPolicy};
+use crate::sw_alloc::{LonePointers, SwRouter};
 use crate::vc_alloc::VcPort;
 use crate::topology::MESH_PORTS;
 use std::collections::HashMap;
@@ -370,7 +370,7 @@ impl Network {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-          // Each kind of request for the port (all VCs, or one VC class) is allocated on its own VCs.
+            // Each kind of request for the port (all VCs, or one VC class) is allocated on its own VCs.
             for kind in 0..3 {
                 let mut pending = if kind == 0 { va_req[o] } else { va_kind[o][kind - 1] };
                 if pending == 0 {
@@ -442,7 +442,7 @@ impl Network {
     /// last of the VC's credits, has landed too (all credits are home then: nothing is sent on a VC between its
     /// tail and its next allocation, and credits come back in order).
     #[inline(always)]
-    pub(crate) fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
+    fn free_out_vcs(&self, ob: usize, o: usize, cycle: u64) -> u64 {
         let vcs = self.vcs;
         let mut free = free_vcs(&self.ovc[ob..ob + vcs], cycle);
         if self.cfg.wait_for_tail_credit {
