@@ -4,6 +4,7 @@
 
 use noc::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use noc::routing::Routing;
+use noc::topology::Topology;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -66,6 +67,9 @@ fn default_stack_kib() -> u64 {
 pub struct NetworkSection {
     #[serde(default = "default_router")]
     pub router: String,
+    /// The topology: "mesh", "torus" or "ring" (see `noc::topology::Topology`); the shape comes from `[mesh]`.
+    #[serde(default = "default_topology")]
+    pub topology: String,
     #[serde(default = "default_routing")]
     pub routing: String,
     #[serde(default = "one")]
@@ -126,6 +130,9 @@ fn default_sw_allocator() -> String {
 }
 fn yes() -> bool {
     true
+}
+fn default_topology() -> String {
+    "mesh".into()
 }
 fn default_routing() -> String {
     "xy".into()
@@ -250,6 +257,13 @@ impl ChipConfig {
             if self.network.networks != 1 {
                 return Err(self.invalid(format!("network.networks = {}: the pimp interface uses exactly 1", self.network.networks)));
             }
+            // Adaptive routing can send a later word along another path, where it may overtake.
+            if Routing::from_name(&self.network.routing).is_some_and(|r| r.requirements().adaptive) {
+                return Err(self.invalid(format!(
+                    "network.routing = {}: the pimp interface needs deterministic routing (adaptive routing can reorder words between a pair)",
+                    self.network.routing
+                )));
+            }
         }
         Ok(())
     }
@@ -263,7 +277,9 @@ impl ChipConfig {
             let known: Vec<_> = noc::routing::ROUTING_FUNCTIONS.iter().map(|(n, _, _)| *n).collect();
             format!("network.routing = {:?}: unknown routing function (known: {})", self.network.routing, known.join(", "))
         })?;
+        let topology: Topology = self.network.topology.parse().map_err(|e| format!("network.topology: {e}"))?;
         let cfg = NetworkConfig {
+            topology,
             width: self.mesh.width,
             height: self.mesh.height,
             concentration: self.mesh.concentration,
@@ -343,6 +359,16 @@ mod tests {
     }
 
     #[test]
+    fn topologies_and_routing_functions_are_chip_keys() {
+        let torus = format!("{MINIMAL}\n[network]\ntopology = \"torus\"\nvcs = 2\nrouting = \"yx\"");
+        let cfg = ChipConfig::parse(&torus, "t.toml").unwrap().network_config().unwrap();
+        assert_eq!((cfg.topology, cfg.routing, cfg.vcs), (Topology::Torus, Routing::Yx, 2));
+        let adaptive = format!("{MINIMAL}\n[network]\nrouting = \"odd-even\"");
+        assert_eq!(ChipConfig::parse(&adaptive, "t.toml").unwrap().network_config().unwrap().routing, Routing::OddEven);
+        assert_eq!(ChipConfig::parse(MINIMAL, "t.toml").unwrap().network_config().unwrap().topology, Topology::Mesh);
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let cases = [
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 8"), "core.memory_kib = 8"),
@@ -353,6 +379,11 @@ mod tests {
             (format!("{MINIMAL}\n[network]\neject_queue_flits = 0"), "network.eject_queue_flits = 0"),
             (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\nrecv_fifo_entries = 5000"), "ni.recv_fifo_entries = 5000"),
             (format!("{MINIMAL}\n[network]\nrouter = \"2stage\""), "unknown router pipeline '2stage'"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"cube\""), "network.topology: unknown topology 'cube'"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"torus\""), "network.routing = xy: xy on a torus needs at least 2 VCs"),
+            (format!("{MINIMAL}\n[network]\ntopology = \"ring\"\nvcs = 2"), "mesh.height = 2: a ring has height 1"),
+            (format!("{MINIMAL}\n[network]\nrouting = \"min-adaptive\""), "network.routing = min-adaptive"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\n[network]\nrouting = \"west-first\""), "network.routing = west-first: the pimp interface needs deterministic routing"),
             (MINIMAL.replace("frequency_mhz = 500", "frequency_mhz = 500, colour = 1"), "unknown field `colour`"),
             (MINIMAL.replace("name = \"t\"", ""), "missing field `name`"),
             (format!("{MINIMAL}\n[ni]\nkind = \"udp\""), "unknown variant `udp`"),

@@ -36,6 +36,8 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("traffic", "vcs", &["2"]),
     ("traffic", "router", &["1stage"]),
     ("traffic", "routing", &["yx"]),
+    // Alone (with 1 VC) only a mesh is valid; tests/cli_options.rs runs a torus and a ring.
+    ("traffic", "topology", &["mesh"]),
     ("traffic", "credit_delay", &["2"]),
     ("traffic", "routing_delay", &["0"]),
     ("traffic", "crossbar_delay", &["2"]),

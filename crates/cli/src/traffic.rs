@@ -5,6 +5,7 @@ use crate::{classify, Exit};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use noc::topology::Topology;
 use noc::{NetworkConfig, SwAllocator, VcAllocator, Pattern, RatePoint, RouterPipeline, Routing, TrafficSpec};
 use serde::Serialize;
 use std::io::Write;
@@ -47,7 +48,11 @@ pub struct TrafficArgs {
     /// Router pipeline: 1stage or 4stage.
     #[arg(long, default_value = "4stage")]
     pub router: RouterPipeline,
-    /// Routing function: xy or yx.
+    /// Topology: mesh, torus or ring (a torus of height 1: --mesh Kx1). On a torus or ring xy and yx need 2 VCs.
+    #[arg(long, default_value = "mesh")]
+    pub topology: Topology,
+    /// Routing function: xy, yx (dimension order), west-first, odd-even (turn models, mesh only) or min-adaptive
+    /// (Duato, mesh only, 2 VCs or more).
     #[arg(long, default_value = "xy", value_parser = parse_routing)]
     pub routing: Routing,
     /// VC allocator: islip (BookSim2's default), lowest (separable, lowest free VC first; nocmsg before issue 15),
@@ -198,6 +203,7 @@ impl TrafficArgs {
             return Ok(spec);
         }
         let network = NetworkConfig {
+            topology: self.topology,
             width: self.mesh.width,
             height: self.mesh.height,
             concentration: self.concentration,
@@ -355,7 +361,7 @@ fn describe(spec: &TrafficSpec) -> String {
     // "an 8x8", "an 18x18", "a 16x16"
     let w = n.width.to_string();
     let vowel = w.starts_with('8') || ((w.starts_with("11") || w.starts_with("18")) && w.len() % 3 == 2);
-    let mut text = format!("{} {}x{} mesh", if vowel { "an" } else { "a" }, n.width, n.height);
+    let mut text = format!("{} {}x{} {}", if vowel { "an" } else { "a" }, n.width, n.height, n.topology);
     if n.concentration > 1 {
         text += &format!(" with concentration {}", n.concentration);
     }
@@ -375,7 +381,11 @@ pub fn run(args: TrafficArgs) -> Result<()> {
     let (needed, why) = memory_needed(&spec, &rates, args.jobs);
     crate::footprint::check(needed, &describe(&spec), &why)?;
     let points = sweep(&spec, &rates, args.jobs)?;
-    let mesh = format!("{}x{}", spec.network.width, spec.network.height);
+    // The mesh column names a torus or ring after the shape ("4x4 torus"), so existing CSVs keep their columns.
+    let mesh = match spec.network.topology {
+        Topology::Mesh => format!("{}x{}", spec.network.width, spec.network.height),
+        other => format!("{}x{} {other}", spec.network.width, spec.network.height),
+    };
     let rows: Vec<Row> = points
         .iter()
         .map(|p| Row {

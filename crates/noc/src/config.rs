@@ -2,7 +2,7 @@
 //! simulator itself never sees an impossible setting.
 
 use crate::routing::Routing;
-use crate::topology::Mesh;
+use crate::topology::{Mesh, Topology};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -219,6 +219,9 @@ pub struct NetworkConfig {
     /// `1stage` always bids on arrival.
     pub body_bids_on_arrival: bool,
     pub pipeline: RouterPipeline,
+    /// How routers are connected: `mesh` (default), `torus` or `ring` (a torus of height 1).
+    pub topology: Topology,
+    /// The routing function; it must be defined for the topology and VC count (see [`Routing::check`]).
     pub routing: Routing,
     /// The VC allocator (see [`VcAllocator`]).
     pub vc_allocator: VcAllocator,
@@ -261,6 +264,7 @@ impl Default for NetworkConfig {
             injection_channel_cycles: 2,
             body_bids_on_arrival: true,
             pipeline: RouterPipeline::FourStage,
+            topology: Topology::Mesh,
             routing: Routing::Xy,
             vc_allocator: VcAllocator::Islip,
             sw_allocator: SwAllocator::Islip,
@@ -282,7 +286,7 @@ fn check(field: &'static str, value: u64, min: u64, max: u64) -> Result<(), Conf
 
 impl NetworkConfig {
     pub fn mesh(&self) -> Mesh {
-        Mesh { width: self.width, height: self.height, concentration: self.concentration }
+        Mesh { width: self.width, height: self.height, concentration: self.concentration, topology: self.topology }
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -311,6 +315,15 @@ impl NetworkConfig {
         check("eject_queue_flits", self.eject_queue_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         let nodes = u64::from(self.width) * u64::from(self.height) * u64::from(self.concentration);
         check("nodes (width x height x concentration)", nodes, 1, 1 << 22)?;
+        if let Some(max) = self.topology.row().max_height {
+            if self.height > max {
+                let reason = format!("a {} has height {max} (a 2D network with wrap-around links is a torus)", self.topology);
+                return Err(ConfigError { field: "height", value: self.height.to_string(), reason });
+            }
+        }
+        self.routing
+            .check(self.topology, self.vcs)
+            .map_err(|reason| ConfigError { field: "routing", value: self.routing.name().to_string(), reason })?;
         Ok(())
     }
 
@@ -392,6 +405,26 @@ mod tests {
         let cfg = NetworkConfig { pipeline: RouterPipeline::OneStage, crossbar_delay_cycles: 2, ..Default::default() };
         let err = cfg.validate().unwrap_err();
         assert!(err.field == "crossbar_delay_cycles" && err.reason.contains("4stage"), "{err}");
+    }
+
+    #[test]
+    fn topology_and_routing_constraints_name_the_field() {
+        let ring = NetworkConfig { topology: Topology::Ring, height: 2, vcs: 2, ..Default::default() };
+        let err = ring.validate().unwrap_err();
+        assert_eq!(err.field, "height");
+        assert!(err.to_string().contains("ring"), "{err}");
+        NetworkConfig { height: 1, ..ring }.validate().unwrap();
+        let torus = NetworkConfig { topology: Topology::Torus, ..Default::default() };
+        let err = torus.validate().unwrap_err();
+        assert_eq!(err.field, "routing", "dimension order on a torus needs dateline VCs");
+        assert!(err.reason.contains("2 VCs"), "{err}");
+        NetworkConfig { vcs: 2, ..torus.clone() }.validate().unwrap();
+        let adaptive = NetworkConfig { vcs: 4, routing: Routing::OddEven, ..torus };
+        assert_eq!(adaptive.validate().unwrap_err().field, "routing");
+        let duato = NetworkConfig { routing: Routing::MinAdaptive, ..Default::default() };
+        assert_eq!(duato.validate().unwrap_err().field, "routing", "an escape VC needs a second VC");
+        NetworkConfig { vcs: 2, ..duato }.validate().unwrap();
+        NetworkConfig { routing: Routing::WestFirst, ..Default::default() }.validate().unwrap();
     }
 
     #[test]

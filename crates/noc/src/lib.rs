@@ -1,4 +1,4 @@
-//! # nocmsg-noc: a cycle-level 2D-mesh network-on-chip
+//! # nocmsg-noc: a cycle-level network-on-chip (2D mesh, torus or ring)
 //!
 //! Everything in nocmsg runs on this network, so it has to be exact, fast and explainable.
 //!
@@ -9,6 +9,10 @@
 //! * **Fast.** State lives in flat arrays; flits are 16-byte values written straight into the downstream buffer
 //!   with their arrival cycle, so there are no channel objects and no per-flit allocation; only routers holding
 //!   flits and nodes with work are visited. A debug mode visits everything and must agree byte for byte.
+//! * **Deadlock-free by construction.** Topologies ([`topology`]: mesh, torus, ring) and routing functions
+//!   ([`routing`]: dimension order, with dateline VC classes on a torus; west-first and odd-even turn models;
+//!   minimal adaptive routing with a Duato escape VC) are rows of tables; each function's channel dependency graph
+//!   is checked acyclic on small networks, and saturation sweeps check that the watchdog never fires.
 //! * **Explainable.** When flits stop moving, the watchdog builds the wait-for graph of channels and reports the
 //!   cycle (router, port, VC and the packets holding each) instead of hanging.
 //!

@@ -11,7 +11,7 @@
 mod calendar;
 
 use crate::config::{ConfigError, NetworkConfig};
-use crate::routing::{RouteFn, RouteQuery};
+use crate::routing::{Route, RouteFn, RouteQuery, VcPolicy};
 use crate::stats::{Delivery, LinkStats};
 use crate::topology::{Direction, Mesh, MESH_PORTS};
 use crate::types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
@@ -50,9 +50,10 @@ pub(crate) struct Flit {
     pub packet: u32,
     pub seq: u16,
     pub flags: u8,
-    /// Head flits: the route computed for the router holding the flit. Routing is a pure function of router and
-    /// destination, so it is looked up when the flit is sent there (lookahead), off the path of the visit that
-    /// uses it; the route computation stage keeps its timing.
+    /// Head flits: the route computed for the router holding the flit (a [`Route`]: its output port, or two
+    /// candidate ports with adaptive routing). Routing is a pure function of router, destination and (for
+    /// `odd-even`) source, so it is looked up when the flit is sent there (lookahead), off the path of the visit
+    /// that uses it; the route computation stage keeps its timing.
     pub route: u8,
 }
 
@@ -296,7 +297,7 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
     let channels = routers * ports;
     let span = Timing::of(cfg).calendar_span();
     let bytes = |count: u64, each: usize| count.saturating_mul(each as u64);
-    let route_table = if routers as usize <= ROUTE_TABLE_MAX_ROUTERS { routers * routers } else { 0 };
+    let route_table = if tabulated(cfg) { routers * routers } else { 0 };
     [
         bytes(n_ivc, size_of::<InputVc>()),
         bytes(n_ivc * buf_slots, size_of::<Flit>()),
@@ -316,6 +317,12 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
     ]
     .into_iter()
     .fold(0u64, u64::saturating_add)
+}
+
+/// Whether the routing decisions of `cfg` are precomputed: for networks up to [`ROUTE_TABLE_MAX_ROUTERS`] routers
+/// whose routing function does not depend on the packet's source.
+fn tabulated(cfg: &NetworkConfig) -> bool {
+    cfg.mesh().routers() <= ROUTE_TABLE_MAX_ROUTERS && !cfg.routing.requirements().needs_source
 }
 
 /// See [`NetworkConfig::memory`].
@@ -424,6 +431,15 @@ pub struct Network {
     pub(crate) speculative: bool,
     /// Whether routers take the one-VC path (one VC per port, and allocators for which it is exact).
     pub(crate) one_vc_path: bool,
+    /// Whether heads choose among candidate ports or are limited to a class of VCs (adaptive routing, torus
+    /// datelines): VC allocation then goes through `choose_output`, and the one-VC shortcut is off.
+    /// False for dimension order on a mesh, which does none of this work.
+    pub(crate) route_choice: bool,
+    pub(crate) vc_policy: VcPolicy,
+    /// VCs a head may be allocated, by the kind `choose_output` gives it: 0 any VC of the port; with
+    /// [`VcPolicy::Dateline`] 1 class 0 (lower half) and 2 class 1 (upper half); with [`VcPolicy::Escape`] 1 the
+    /// escape VC 0 and 2 the adaptive VCs.
+    pub(crate) kind_masks: [u64; 3],
     /// Ejection queues per (node, vc).
     pub(crate) ej_buf: Vec<Flit>,
     pub(crate) ej_head: Vec<u16>,
@@ -495,7 +511,15 @@ impl Network {
         }
         let timing = Timing::of(&cfg);
         let speculative = cfg.speculative_switch_allocation && cfg.pipeline == crate::config::RouterPipeline::FourStage;
-        let one_vc_path = vcs == 1 && !speculative && !cfg.wait_for_tail_credit && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
+        let vc_policy = cfg.routing.vc_policy(cfg.topology);
+        let route_choice = vc_policy != VcPolicy::Any || cfg.routing.requirements().adaptive;
+        let all = (1u64 << vcs) - 1;
+        let kind_masks = match vc_policy {
+            VcPolicy::Any => [all, 0, 0],
+            VcPolicy::Dateline => [all, (1u64 << (vcs / 2)) - 1, all & !((1u64 << (vcs / 2)) - 1)],
+            VcPolicy::Escape => [all, 1, all & !1],
+        };
+        let one_vc_path = vcs == 1 && !route_choice && !speculative && !cfg.wait_for_tail_credit && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
@@ -555,6 +579,9 @@ impl Network {
             va_wavefront: vec![0; routers],
             sa_wavefront: vec![0; routers],
             one_vc_path,
+            route_choice,
+            vc_policy,
+            kind_masks,
             speculative,
             ej_buf: vec![Flit::default(); nodes * vcs * eject_depth],
             ej_head: vec![0; nodes * vcs],
@@ -572,16 +599,16 @@ impl Network {
             last_progress: 0,
             cfg,
         };
-        if routers <= ROUTE_TABLE_MAX_ROUTERS {
+        if tabulated(&net.cfg) {
             // Ask the routing function once per (router, destination router); the hot path then looks decisions
             // up without branching on coordinates.
             let mut table = vec![ARRIVED; routers * routers];
             for here in 0..routers {
                 for dst in 0..routers {
                     let node = (dst as u32) * mesh.concentration;
-                    let port = net.route_port_uncached(here, node);
-                    if (port as usize) < MESH_PORTS {
-                        table[here * routers + dst] = port;
+                    let route = net.route_port_uncached(here, node, 0);
+                    if (Route(route).first().0 as usize) < MESH_PORTS {
+                        table[here * routers + dst] = route;
                     }
                 }
             }
@@ -607,6 +634,15 @@ impl Network {
     /// identical either way; the differential tests hold the fast path to that.
     pub fn set_visit_all(&mut self, on: bool) {
         self.visit_all = on;
+    }
+
+    /// Turns the VC classes of the routing function off (dateline classes on a torus, the escape VC of
+    /// `min-adaptive`): every head may take any VC of its port. Deadlock-prone by design; only for tests showing
+    /// what the classes prevent.
+    #[doc(hidden)]
+    pub fn disable_vc_classes_for_tests(&mut self) {
+        self.vc_policy = VcPolicy::Any;
+        self.kind_masks = [self.kind_masks[0], 0, 0];
     }
 
     /// Sets the drain policy of every node that has no policy of its own.
@@ -815,12 +851,14 @@ impl Network {
         self.router_calendar.file(at, r);
     }
 
-    /// The output port a head flit at router `r` bound for node `dst` takes.
+    /// The route (see [`Route`]: the output port, or two candidates for adaptive routing) a head flit of
+    /// `packet` takes at router `r`.
     #[inline]
-    pub(crate) fn route_port(&self, r: usize, dst: u32) -> u8 {
+    pub(crate) fn route_port(&self, r: usize, packet: u32) -> u8 {
+        let dst = self.packets[packet as usize].dst;
         let d = self.node_loc[dst as usize];
         if self.route_table.is_empty() {
-            return self.route_port_uncached(r, dst);
+            return self.route_port_uncached(r, dst, self.packets[packet as usize].src);
         }
         let port = self.route_table[r * self.routers + d.router as usize];
         if port == ARRIVED {
@@ -830,10 +868,11 @@ impl Network {
         }
     }
 
-    fn route_port_uncached(&self, r: usize, dst: u32) -> u8 {
+    fn route_port_uncached(&self, r: usize, dst: u32, src: u32) -> u8 {
         let (x, y) = self.router_xy[r];
         let d = self.node_loc[dst as usize];
-        (self.route)(&self.mesh, &RouteQuery { x, y, dst_x: d.x, dst_y: d.y, dst_port: PortId(d.port) }).0
+        let src_x = self.node_loc[src as usize].x;
+        (self.route)(&self.mesh, &RouteQuery { x, y, dst_x: d.x, dst_y: d.y, dst_port: PortId(d.port), src_x }).0
     }
 
     /// Appends a flit to input VC `i` of router `r`.
@@ -932,7 +971,7 @@ impl Network {
                 v as u8
             }
         };
-        let (len, dst) = (self.packets[pid as usize].len, self.packets[pid as usize].dst);
+        let len = self.packets[pid as usize].len;
         let seq = self.nodes[n].inj_seq;
         let mut flags = 0;
         if seq == 0 {
@@ -945,7 +984,7 @@ impl Network {
         let loc = self.node_loc[n];
         let (router, port) = (loc.router as usize, loc.port as usize);
         let i = (router * self.ports + port) * self.vcs + vc as usize;
-        let route = if seq == 0 { self.route_port(router, dst) } else { 0 };
+        let route = if seq == 0 { self.route_port(router, pid) } else { 0 };
         self.push_input(router, i, Flit { arrival: now + self.timing.inject, packet: pid, seq, flags, route });
         self.flits_in_network += 1;
         self.last_progress = now;
@@ -1109,9 +1148,14 @@ impl Network {
     /// Credits of output VC `o` usable now: the collected ones plus those in flight that have landed (read-only,
     /// unlike [`Network::collect_credits`]).
     pub(crate) fn credits_landed(&self, o: usize) -> usize {
+        self.credits_by(o, self.now)
+    }
+
+    /// Credits of output VC `o` usable at `cycle` (not before the last credit collected), read-only.
+    pub(crate) fn credits_by(&self, o: usize, cycle: u64) -> usize {
         let vc = self.ovc[o];
         let ring = (1..vc.pend_len as usize).map(|k| self.ovc_pending[((vc.pend_head as usize + k - 1) & self.credit_mask) * self.ovc.len() + o]);
-        let landed = (vc.pend_len > 0).then_some(vc.first_landing).into_iter().chain(ring).filter(|&at| at <= self.now).count();
+        let landed = (vc.pend_len > 0).then_some(vc.first_landing).into_iter().chain(ring).filter(|&at| at <= cycle).count();
         vc.credits as usize + landed
     }
 }
@@ -1168,6 +1212,9 @@ mod memory_tests {
             NetworkConfig { width: 3, height: 5, concentration: 4, vcs: 3, buffer_depth_flits: 5, eject_queue_flits: 40, ..Default::default() },
             NetworkConfig { width: 33, height: 32, vcs: 8, buffer_depth_flits: 64, pipeline: RouterPipeline::OneStage, ..Default::default() },
             NetworkConfig { width: 1, height: 1, buffer_depth_flits: 1, eject_queue_flits: 1, credit_delay_cycles: 9, link_latency_cycles: 30, ..Default::default() },
+            // Odd-even routes depend on the source: no route table.
+            NetworkConfig { width: 4, height: 3, routing: crate::routing::Routing::OddEven, ..Default::default() },
+            NetworkConfig { width: 5, height: 3, vcs: 2, topology: crate::topology::Topology::Torus, ..Default::default() },
         ];
         for cfg in cases {
             let net = Network::new(cfg.clone()).unwrap();

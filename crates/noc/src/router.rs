@@ -31,11 +31,19 @@
 //! that is due alone is the only requester in both ([`Network::step_single_vc`]), and with one VC per port (and
 //! allocators that are round-robin then, every one but `wavefront`; no speculation, no waiting for tail credits)
 //! the requests fit in a byte per output port and the switch allocator's input stage has nothing to choose
-//! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its output port for
+//! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its route for
 //! the router holding it, looked up when it was sent there.
+//!
+//! Adaptive routing and torus datelines (`route_choice`) go through [`Network::allocate`], or for a lone due VC
+//! [`Network::step_single_vc`], never the one-VC path: a route may name two candidate ports, and a head may be
+//! limited to a class of VCs. Each cycle a head requests VC allocation,
+//! `choose_output` picks its port and VC kind from the state as of the allocation's cycle; the heads of a port
+//! are then grouped by kind and the allocator runs once per kind on that kind's free VCs (kinds are disjoint).
+//! The chosen port becomes the VC's `out_port`; the route stays in the head flit for the next try.
 
 use crate::config::{VcAllocator, MAX_CONCENTRATION, MAX_VCS};
 use crate::network::{flit_due, wrap, Flit, InputVc, Network, OutputVc, VcState, NO_OWNER, NO_ROUTER};
+use crate::routing::{Route, VcPolicy};
 use crate::sw_alloc::{LonePointers, SwRouter};
 use crate::vc_alloc::VcPort;
 use crate::topology::MESH_PORTS;
@@ -156,10 +164,28 @@ impl Network {
             // Route computation (see `allocate`), then VC allocation (of cycle `now - GAP`, see the module
             // docs): a free VC of the output port, chosen as `vc_allocator` says. A granted VC bids for the switch right away.
             vc.state = VcState::Routed;
-            let o = vc.out_port as usize;
-            let ob = base + o * vcs;
             let va_gap = if ONE_VC { GAP } else { self.timing.va_gap };
-            let free = if ONE_VC { free_vcs(&self.ovc[ob..ob + vcs], now - va_gap) } else { self.free_out_vcs(ob, o, now - va_gap) };
+            // Adaptive routing and VC classes: the port and VC kind as `allocate` chooses them (never on the
+            // one-VC path, which such networks do not take).
+            let (o, kind) = if !ONE_VC && self.route_choice {
+                let route = vc.front.route;
+                let Some(choice) = self.choose_output(r, local, route, now - va_gap) else {
+                    self.ivc[i].due_at = now + 1;
+                    return;
+                };
+                self.ivc[i].out_port = choice.0 as u8;
+                choice
+            } else {
+                (self.ivc[i].out_port as usize, 0)
+            };
+            let ob = base + o * vcs;
+            let free = if ONE_VC {
+                free_vcs(&self.ovc[ob..ob + vcs], now - va_gap)
+            } else if self.route_choice {
+                self.free_of_kind(ob, o, now - va_gap, kind)
+            } else {
+                self.free_out_vcs(ob, o, now - va_gap)
+            };
             let vc = &mut self.ivc[i];
             if free == 0 {
                 vc.due_at = now + 1;
@@ -284,6 +310,9 @@ impl Network {
         let spec = self.speculative;
         let mut va_req = [0u64; MAX_PORTS];
         let mut va_ports = 0u32;
+        // With a route choice: the heads to route, and the requests for VC kinds 1 and 2 (see `kind_masks`).
+        let mut choosing = 0u64;
+        let mut va_kind = [[0u64; 2]; MAX_PORTS];
         let mut sa_req = 0u64;
         // Speculative switch allocation: the bids of heads allocating their VC in this cycle, and of those among
         // them that lost it but still bid (a grant to them is wasted).
@@ -306,10 +335,32 @@ impl Network {
                 // Routed: VC allocation again after a loss.
                 debug_assert!(vc.state == VcState::Routed || vc.front.route == vc.out_port);
                 vc.state = VcState::Routed;
-                let out = vc.out_port as usize;
-                va_req[out] |= 1 << local;
-                va_ports |= 1 << out;
+                if self.route_choice {
+                    choosing |= 1 << local;
+                } else {
+                    let out = vc.out_port as usize;
+                    va_req[out] |= 1 << local;
+                    va_ports |= 1 << out;
+                }
             }
+        }
+        // Adaptive routing and VC classes: every head picks its port and VC kind from the state before this
+        // cycle's allocation (so the order of heads does not matter); one without a free VC to ask for retries.
+        while choosing != 0 {
+            let local = choosing.trailing_zeros() as usize;
+            choosing &= choosing - 1;
+            let Some((o, kind)) = self.choose_output(r, local, self.ivc[base + local].front.route, now - gap) else {
+                self.ivc[base + local].due_at = now + 1;
+                continue;
+            };
+            // The route stays in the head flit for the next try; a speculative bid goes to the port chosen.
+            self.ivc[base + local].out_port = o as u8;
+            if kind == 0 {
+                va_req[o] |= 1 << local;
+            } else {
+                va_kind[o][kind - 1] |= 1 << local;
+            }
+            va_ports |= 1 << o;
         }
 
         // VC allocation (of cycle `now - GAP`, see the module docs), port by port by `vc_allocator`; a granted VC
@@ -319,41 +370,48 @@ impl Network {
             let o = va_ports.trailing_zeros() as usize;
             va_ports &= va_ports - 1;
             let ob = base + o * vcs;
-            let free = self.free_out_vcs(ob, o, now - gap);
-            let mut pending = va_req[o];
-            if free != 0 {
-                let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
-                for &(g, ov) in matches.as_slice() {
-                    let (g, ov) = (g as usize, ov as usize);
-                    pending &= !(1 << g);
-                    self.ovc[ob + ov].owner = g as u16;
-                    let v = &mut self.ivc[base + g];
-                    v.state = VcState::Active;
-                    v.out_vc = ov as u8;
-                    v.ready_at = now;
-                    v.due_at = now;
-                    self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
+            // Each kind of request for the port (all VCs, or one VC class) is allocated on its own VCs.
+            for kind in 0..3 {
+                let mut pending = if kind == 0 { va_req[o] } else { va_kind[o][kind - 1] };
+                if pending == 0 {
+                    continue;
                 }
-                // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
-                // spec_check_cred).
-                if spec && pending != 0 {
-                    let mut f = free;
-                    while f != 0 {
-                        let ov = f.trailing_zeros() as usize;
-                        f &= f - 1;
-                        if self.has_credit(ob + ov, now) {
-                            spec_req |= pending;
-                            wasted |= pending;
-                            break;
+                let free = self.free_of_kind(ob, o, now - gap, kind);
+                if free != 0 {
+                    let matches = crate::vc_alloc::allocate(self.cfg.vc_allocator, pending, free, self.vc_port(r, o, wavefront_pri));
+                    for &(g, ov) in matches.as_slice() {
+                        let (g, ov) = (g as usize, ov as usize);
+                        pending &= !(1 << g);
+                        self.ovc[ob + ov].owner = g as u16;
+                        let v = &mut self.ivc[base + g];
+                        v.state = VcState::Active;
+                        v.out_port = o as u8;
+                        v.out_vc = ov as u8;
+                        v.ready_at = now;
+                        v.due_at = now;
+                        self.bid_or_wait_for_credit(base + g, ob + ov, now, if spec { &mut spec_req } else { &mut sa_req }, g);
+                    }
+                    // A loser bids anyway if the port had a free VC with a credit (BookSim2's spec_check_elig and
+                    // spec_check_cred).
+                    if spec && pending != 0 {
+                        let mut f = free;
+                        while f != 0 {
+                            let ov = f.trailing_zeros() as usize;
+                            f &= f - 1;
+                            if self.has_credit(ob + ov, now) {
+                                spec_req |= pending;
+                                wasted |= pending;
+                                break;
+                            }
                         }
                     }
                 }
-            }
-            // Lost VC allocation: try again next cycle.
-            while pending != 0 {
-                let l = pending.trailing_zeros() as usize;
-                pending &= pending - 1;
-                self.ivc[base + l].due_at = now + 1;
+                // Lost VC allocation: try again next cycle.
+                while pending != 0 {
+                    let l = pending.trailing_zeros() as usize;
+                    pending &= pending - 1;
+                    self.ivc[base + l].due_at = now + 1;
+                }
             }
         }
 
@@ -394,6 +452,107 @@ impl Network {
                 let ov = f.trailing_zeros() as usize;
                 f &= f - 1;
                 if !self.credits_home_by(ob + ov, cap, cycle) {
+                    free &= !(1 << ov);
+                }
+            }
+        }
+        free
+    }
+
+    /// The output port and VC kind (an index into `kind_masks`) the head at the front of input VC `local` of router
+    /// `r`, whose route is `route` (see [`Route`]), asks for in the VC allocation of cycle `cycle`; `None` when no
+    /// candidate has a VC it may take free, and it waits for the next cycle.
+    ///
+    /// * Dateline classes (dimension order on a torus): its one port; class 1 when the port leads over a
+    ///   wrap-around link or continues the dimension and direction of an input VC of class 1, class 0 otherwise;
+    ///   any VC of a local port.
+    /// * Adaptive routing: of the candidates with a free VC it may take (with an escape VC, the adaptive VCs), the
+    ///   one with more free VCs, then more credits on them, then the first (x-direction) port. With an escape VC,
+    ///   when no adaptive VC is free, the escape VC 0 of the first (`xy`) port if it is free.
+    ///
+    /// It reads only which output VCs are free at `cycle` and the credits landed by then, which fast and debug
+    /// clocking see alike, and `pending_allocation` calls it too.
+    pub(crate) fn choose_output(&self, r: usize, local: usize, route: u8, cycle: u64) -> Option<(usize, usize)> {
+        let (ports, vcs) = (self.ports, self.vcs);
+        let base = r * ports * vcs;
+        let route = Route(route);
+        let first = route.first().0 as usize;
+        if self.vc_policy == VcPolicy::Dateline {
+            if first >= MESH_PORTS {
+                return Some((first, 0));
+            }
+            let (p, v) = (local / vcs, local % vcs);
+            let (x, y) = self.router_xy[r];
+            let wraps = match first {
+                0 => x + 1 == self.mesh.width,
+                1 => x == 0,
+                2 => y == 0,
+                _ => y + 1 == self.mesh.height,
+            };
+            // Input port `first ^ 1` faces output port `first` (east/west, north/south): the same direction.
+            let class = usize::from(wraps || (p == first ^ 1 && v >= vcs / 2));
+            return Some((first, 1 + class));
+        }
+        let escape = self.vc_policy == VcPolicy::Escape;
+        let mut best: Option<(usize, usize, (u32, usize))> = None;
+        for port in route.ports() {
+            let o = port.0 as usize;
+            let kind = if escape && o < MESH_PORTS { 2 } else { 0 };
+            let ob = base + o * vcs;
+            let free = self.free_of_kind(ob, o, cycle, kind);
+            if free == 0 {
+                continue;
+            }
+            let mut credits = 0;
+            let mut f = free;
+            while f != 0 {
+                credits += self.credits_by(ob + f.trailing_zeros() as usize, cycle);
+                f &= f - 1;
+            }
+            let score = (free.count_ones(), credits);
+            if best.map_or(true, |(_, _, b)| score > b) {
+                best = Some((o, kind, score));
+            }
+        }
+        if let Some((o, kind, _)) = best {
+            return Some((o, kind));
+        }
+        (escape && first < MESH_PORTS && self.free_of_kind(base + first * vcs, first, cycle, 1) != 0).then_some((first, 1))
+    }
+
+    /// Every (output port, mask of its VCs) the head at the front of input VC `local` of router `r`, whose route is
+    /// `route`, may be allocated, whatever is free (for the watchdog's report of what a waiting head waits for).
+    pub(crate) fn allowed_out_vcs(&self, r: usize, local: usize, route: u8) -> Vec<(usize, u64)> {
+        let route = Route(route);
+        let first = route.first().0 as usize;
+        let all = self.kind_masks[0];
+        match self.vc_policy {
+            VcPolicy::Dateline => {
+                // The kind does not depend on what is free.
+                let (o, kind) = self.choose_output(r, local, route.0, self.now).expect("dateline routing always chooses");
+                vec![(o, self.kind_masks[kind])]
+            }
+            VcPolicy::Any => route.ports().map(|p| (p.0 as usize, all)).collect(),
+            VcPolicy::Escape if first >= MESH_PORTS => vec![(first, all)],
+            VcPolicy::Escape => route.ports().map(|p| (p.0 as usize, self.kind_masks[2])).chain([(first, self.kind_masks[1])]).collect(),
+        }
+    }
+
+    /// The VCs of output port `o` (the first at `ob`) of kind `kind` (see `kind_masks`) that the VC allocation of
+    /// cycle `cycle` may hand out. With an escape VC the adaptive VCs are allocated atomically: only once their
+    /// buffer is empty and all credits are home. Otherwise a head could commit to an adaptive VC whose buffer is
+    /// full of packets waiting on other adaptive VCs and wait there with its escape VC out of reach; those waits
+    /// close cycles (the saturation tests found one with 1-flit packets and 3 VCs). Duato's condition holds when
+    /// a head waits only for escape VCs or for VCs it can enter at once.
+    #[inline(always)]
+    fn free_of_kind(&self, ob: usize, o: usize, cycle: u64, kind: usize) -> u64 {
+        let mut free = self.free_out_vcs(ob, o, cycle) & self.kind_masks[kind];
+        if kind == 2 && self.vc_policy == VcPolicy::Escape && !self.cfg.wait_for_tail_credit {
+            let mut f = free;
+            while f != 0 {
+                let ov = f.trailing_zeros() as usize;
+                f &= f - 1;
+                if !self.credits_home_by(ob + ov, self.depth, cycle) {
                     free &= !(1 << ov);
                 }
             }
@@ -453,46 +612,55 @@ impl Network {
         let n = ports * vcs;
         for r in 0..self.routers {
             let base = r * n;
-            let mut va_req = [0u64; MAX_PORTS];
+            // Requests per output port and VC kind (see `kind_masks`), chosen as `allocate` does.
+            let mut va_req = [[0u64; 3]; MAX_PORTS];
             for l in 0..n {
                 let vc = self.ivc[base + l];
                 if vc.len > 0 && vc.state != VcState::Active && self.front_due(base + l) <= self.now {
-                    va_req[vc.out_port as usize] |= 1 << l;
-                    out.vcs.insert(base + l, InputVc { state: VcState::Routed, ..vc });
+                    let choice = if self.route_choice { self.choose_output(r, l, vc.front.route, self.now - 1) } else { Some((vc.out_port as usize, 0)) };
+                    let mut routed = InputVc { state: VcState::Routed, ..vc };
+                    if let Some((o, kind)) = choice {
+                        va_req[o][kind] |= 1 << l;
+                        routed.out_port = o as u8;
+                    }
+                    out.vcs.insert(base + l, routed);
                 }
             }
             // The allocator runs on copies of the pointers: a report must not move them.
             let mut accept = [0u8; 64];
             accept[..n].copy_from_slice(&self.va_accept_ptr[base..base + n]);
             let (wavefront_pri, mut wavefront_next) = (self.va_wavefront[r], 0);
-            for (o, &requests) in va_req.iter().enumerate().take(ports) {
+            for (o, kinds) in va_req.iter().enumerate().take(ports) {
                 let ob = base + o * vcs;
-                let free = self.free_out_vcs(ob, o, self.now - 1);
-                if requests == 0 || free == 0 {
-                    continue;
-                }
                 let (mut requester, mut out_vc) = (self.rr_va[r * ports + o], self.rr_ovc[r * ports + o]);
                 let mut grant = [0u8; MAX_VCS as usize];
                 grant[..vcs].copy_from_slice(&self.va_grant_ptr[ob..ob + vcs]);
-                let st = VcPort {
-                    port: o,
-                    vcs,
-                    inputs: n,
-                    requester_ptr: &mut requester,
-                    out_vc_ptr: &mut out_vc,
-                    grant_ptr: &mut grant[..vcs],
-                    accept_ptr: &mut accept[..n],
-                    iterations: self.cfg.allocator_iterations,
-                    wavefront_pri,
-                    wavefront_next: &mut wavefront_next,
-                };
-                // The router's one-VC path allocates as `lowest` does.
-                let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
-                for &(g, ov) in matches.as_slice() {
-                    out.owners.insert(ob + ov as usize, u16::from(g));
-                    let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
-                    vc.state = VcState::Active;
-                    vc.out_vc = ov;
+                for (kind, &requests) in kinds.iter().enumerate() {
+                    let free = self.free_of_kind(ob, o, self.now - 1, kind);
+                    if requests == 0 || free == 0 {
+                        continue;
+                    }
+                    let st = VcPort {
+                        port: o,
+                        vcs,
+                        inputs: n,
+                        requester_ptr: &mut requester,
+                        out_vc_ptr: &mut out_vc,
+                        grant_ptr: &mut grant[..vcs],
+                        accept_ptr: &mut accept[..n],
+                        iterations: self.cfg.allocator_iterations,
+                        wavefront_pri,
+                        wavefront_next: &mut wavefront_next,
+                    };
+                    // The router's one-VC path allocates as `lowest` does.
+                    let matches = if self.one_vc_path { (VcAllocator::Lowest.function())(requests, free, st) } else { crate::vc_alloc::allocate(self.cfg.vc_allocator, requests, free, st) };
+                    for &(g, ov) in matches.as_slice() {
+                        out.owners.insert(ob + ov as usize, u16::from(g));
+                        let vc = out.vcs.get_mut(&(base + g as usize)).expect("a requester");
+                        vc.state = VcState::Active;
+                        vc.out_port = o as u8;
+                        vc.out_vc = ov;
+                    }
                 }
             }
         }
@@ -578,7 +746,7 @@ impl Network {
         let down = self.out_link[r * ports + out_port];
         if down.router != NO_ROUTER {
             let next = down.router as usize;
-            let route = if flit.is_head() { self.route_port(next, self.packets[flit.packet as usize].dst) } else { 0 };
+            let route = if flit.is_head() { self.route_port(next, flit.packet) } else { 0 };
             let arrival = now + self.timing.to_next_buffer;
             self.push_input(next, down.first as usize + out_vc, Flit { arrival, route, ..flit });
         } else {
@@ -601,7 +769,7 @@ impl Network {
 mod tests {
     use super::round_robin_pick;
     use crate::config::{NetworkConfig, VcAllocator};
-    use crate::network::{DrainPolicy, Network};
+    use crate::network::{DrainPolicy, Network, NO_OWNER};
     use crate::types::{Cycle, NodeId};
 
     /// The ejection VCs (the last router's output VCs) that `packets` back-to-back one-flit packets from node 0 to
@@ -677,6 +845,54 @@ mod tests {
         // arrival, so the 14 flits after the first two arrive 3 resp. 2.5 cycles apart.
         assert_eq!(credit_paced_latency(false), 36 - 15 + 1 + 14 * 3);
         assert_eq!(credit_paced_latency(true), 36 - 15 + 1 + 14 * 5 / 2);
+    }
+
+    /// `pending_allocation` (what the watchdog reports as already allocated) predicts exactly the output VCs the
+    /// next visits hand out, also when heads choose among ports and VC classes.
+    #[test]
+    fn pending_allocation_is_what_the_next_step_allocates() {
+        use crate::routing::Routing;
+        use crate::topology::Topology;
+        let mesh = |routing, vcs, vc_allocator| NetworkConfig { width: 4, height: 4, vcs, routing, vc_allocator, buffer_depth_flits: 3, ..NetworkConfig::default() };
+        let cases = [
+            mesh(Routing::Xy, 3, VcAllocator::Lowest),
+            mesh(Routing::MinAdaptive, 3, VcAllocator::Islip),
+            mesh(Routing::MinAdaptive, 2, VcAllocator::Wavefront),
+            mesh(Routing::WestFirst, 1, VcAllocator::Lowest),
+            mesh(Routing::OddEven, 2, VcAllocator::RoundRobin),
+            NetworkConfig { topology: Topology::Torus, ..mesh(Routing::Xy, 4, VcAllocator::OutputFirst) },
+            NetworkConfig { topology: Topology::Ring, height: 1, width: 6, ..mesh(Routing::Yx, 3, VcAllocator::Islip) },
+        ];
+        for cfg in cases {
+            let mut net = Network::new(cfg.clone()).unwrap();
+            let nodes = net.mesh().nodes() as u64;
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut granted = 0;
+            for _ in 0..1500 {
+                for src in 0..nodes {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    if seed % 10 == 0 && net.source_queue_flits(NodeId(src as u32)) < 8 {
+                        net.enqueue(NodeId(src as u32), NodeId(((seed >> 8) % nodes) as u32), 4, 0, 0);
+                    }
+                }
+                let pending = net.pending_allocation();
+                let before: Vec<u16> = net.ovc.iter().map(|o| o.owner).collect();
+                net.step().unwrap();
+                for (&o, &g) in &pending.owners {
+                    assert_eq!(net.ovc[o].owner, g, "{cfg:?}: output VC {o}");
+                }
+                for (o, &was) in before.iter().enumerate() {
+                    let now = net.ovc[o].owner;
+                    if was == NO_OWNER && now != NO_OWNER {
+                        assert_eq!(pending.owners.get(&o), Some(&now), "{cfg:?}: output VC {o} allocated unannounced");
+                        granted += 1;
+                    }
+                }
+            }
+            assert!(granted > 100, "{cfg:?}: {granted}");
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! VC allocators, chosen by name from a table.
 //!
-//! A VC allocator gives requesting head flits free VCs of the output port they are routed to. With
-//! dimension-order routing each head asks for exactly one output port, so each port is allocated on its own:
+//! A VC allocator gives requesting head flits free VCs of the output port they are routed to. Each head asks
+//! for exactly one output port (an adaptive head has chosen one before allocation, see `router`), so each port is
+//! allocated on its own; a head limited to a class of VCs (torus datelines, Duato's escape VC) is allocated with
+//! the others of its class on the class's free VCs only, one allocator run per class:
 //! an allocator sees the requesting input VCs of one port (bits by local index `port * vcs + vc` in the router),
 //! that port's free output VCs, and the pointers it keeps (`VcPort`); it returns the matches and moves its
 //! pointers. The router applies the matches, and the same function answers [`crate::Network`]'s reports on

@@ -218,8 +218,10 @@ impl Graph<'_> {
                 }
                 let flit = vc.front;
                 let out_port = match vc.state {
-                    VcState::Idle => net.route_port(r, net.packets[flit.packet as usize].dst) as usize,
-                    _ => vc.out_port as usize,
+                    // A head waiting for VC allocation may have two candidate ports; name the first.
+                    VcState::Idle => crate::routing::Route(net.route_port(r, flit.packet)).first().0 as usize,
+                    VcState::Routed => crate::routing::Route(vc.out_port).first().0 as usize,
+                    VcState::Active => vc.out_port as usize,
                 };
                 let port_name = net.mesh.port_name(PortId(out_port as u8));
                 if vc.state == VcState::Active {
@@ -230,13 +232,23 @@ impl Graph<'_> {
                     }
                     return (vec![], "the switch".into());
                 }
-                let owners: Vec<Vertex> = (0..net.vcs)
-                    .map(|ov| self.owner(base + out_port * net.vcs + ov))
-                    .filter(|&o| o != NO_OWNER)
-                    .map(|o| Vertex::Input(base + o as usize))
-                    .collect();
-                if owners.len() < net.vcs {
-                    return (vec![], "VC allocation".into());
+                // The VCs the head may take: its port's, or with adaptive routing and VC classes those of its
+                // candidate ports in its classes. It waits for their owners unless one is unowned.
+                let local = i - base;
+                let options = if net.route_choice { net.allowed_out_vcs(r, local, flit.route) } else { vec![(out_port, u64::MAX)] };
+                let mut owners = Vec::new();
+                for &(o, mask) in &options {
+                    for ov in (0..net.vcs).filter(|&ov| mask & (1 << ov) != 0) {
+                        let owner = self.owner(base + o * net.vcs + ov);
+                        if owner == NO_OWNER {
+                            return (vec![], "VC allocation".into());
+                        }
+                        owners.push(Vertex::Input(base + owner as usize));
+                    }
+                }
+                if options.len() > 1 || options[0].1 != u64::MAX {
+                    let names: Vec<String> = options.iter().map(|&(o, _)| net.mesh.port_name(PortId(o as u8))).collect();
+                    return (owners, format!("a free VC of its class on output {}", names.join(" or ")));
                 }
                 (owners, format!("a free VC on output {port_name}"))
             }

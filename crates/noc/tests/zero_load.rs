@@ -1,5 +1,6 @@
 //! Zero-load latency: a lone packet's latency must equal the closed form for every source/destination pair, for
-//! both router pipelines, with concentration, several packet lengths and link latencies.
+//! both router pipelines, with concentration, several packet lengths and link latencies, on meshes, tori and
+//! rings (minimal hops with wrap-around) and with every routing function.
 
 use noc::{Cycle, DrainPolicy, Network, NetworkConfig, NodeId, RouterPipeline, Routing};
 
@@ -72,6 +73,50 @@ fn every_pair_matches_the_analytic_latency() {
     }
 }
 
+/// Every pair of `cfg`'s nodes, 1- and 4-flit packets: the latency of a lone packet is the closed form with the
+/// topology's minimal hop count.
+fn check_every_pair(cfg: &NetworkConfig) {
+    let mut net = Network::new(cfg.clone()).unwrap();
+    net.set_default_drain(DrainPolicy::Auto);
+    let mesh = *net.mesh();
+    for flits in [1u16, 4] {
+        for s in 0..mesh.nodes() as u32 {
+            for d in 0..mesh.nodes() as u32 {
+                let routers = u64::from(mesh.hops(mesh.router_of(NodeId(s)), mesh.router_of(NodeId(d)))) + 1;
+                let expected = cfg.zero_load_latency(routers, u64::from(flits));
+                let got = lone_packet_latency(&mut net, s, d, flits);
+                assert_eq!(got, (expected, expected), "{cfg:?}: {s}->{d}, {flits} flits");
+                let settle = net.now().0 + 20;
+                net.run_until(Cycle(settle)).unwrap();
+            }
+        }
+    }
+    assert!(net.all_credits_home());
+}
+
+#[test]
+fn tori_rings_and_adaptive_routing_match_the_analytic_latency_with_minimal_hops() {
+    use noc::topology::Topology::{Mesh, Ring, Torus};
+    for pipeline in [RouterPipeline::OneStage, RouterPipeline::FourStage] {
+        for (topology, width, height, concentration, routing, vcs) in [
+            (Torus, 4, 4, 1, Routing::Xy, 2),
+            (Torus, 5, 3, 2, Routing::Yx, 2),
+            (Torus, 3, 3, 1, Routing::Xy, 4),
+            (Ring, 5, 1, 1, Routing::Xy, 2),
+            (Ring, 8, 1, 2, Routing::Xy, 3),
+            // Adaptive routing at zero load: minimal, so the same latency as xy.
+            (Mesh, 4, 3, 1, Routing::WestFirst, 1),
+            (Mesh, 4, 3, 1, Routing::OddEven, 1),
+            (Mesh, 3, 4, 2, Routing::OddEven, 2),
+            (Mesh, 4, 3, 1, Routing::MinAdaptive, 2),
+            (Mesh, 3, 3, 2, Routing::MinAdaptive, 4),
+        ] {
+            let cfg = NetworkConfig { topology, width, height, concentration, routing, vcs, pipeline, ..Default::default() };
+            check_every_pair(&cfg);
+        }
+    }
+}
+
 #[test]
 fn eight_by_eight_uniform_average_is_33_25_cycles_for_4stage() {
     // 8x8, uniform including self: mean hops 2 * 63/24 = 5.25, so 6.25 routers: 2 + 6.25*4 + 5.25 + 1 = 33.25
@@ -104,4 +149,12 @@ fn a_lone_packet_is_counted_once_on_every_link_of_its_xy_path() {
     for y in 0..3 {
         assert_eq!(links.flits(mesh.router_at(3, y).0 as usize, noc::Direction::South as usize), 3);
     }
+}
+
+#[test]
+fn eight_by_eight_torus_uniform_average_uses_wrap_around_hops() {
+    // Per dimension of 8, distances 0,1,2,3,4,3,2,1: mean 2, so 4 hops and 5 routers: 1 + 5*4 + 4 + 1 = 26.
+    let cfg = NetworkConfig { topology: noc::topology::Topology::Torus, vcs: 2, injection_channel_cycles: 1, pipeline: RouterPipeline::FourStage, ..Default::default() };
+    let avg = noc::Pattern::Uniform.mean_zero_load_latency(&cfg, 1).unwrap();
+    assert!((avg - 26.0).abs() < 1e-9, "{avg}");
 }
