@@ -463,9 +463,10 @@ impl Network {
     /// `r`, whose route is `route` (see [`Route`]), asks for in the VC allocation of cycle `cycle`; `None` when no
     /// candidate has a VC it may take free, and it waits for the next cycle.
     ///
-    /// * Dateline classes (dimension order on a torus): its one port; class 1 when the port leads over a
-    ///   wrap-around link or continues the dimension and direction of an input VC of class 1, class 0 otherwise;
-    ///   any VC of a local port.
+    /// * Dateline classes (dimension order on a torus): its port (half way round a ring, one of the two by a hash of
+    ///   the packet); the class of its input VC when it continues
+    ///   in the same dimension and direction, else class 1 when the destination's coordinate in the new dimension
+    ///   is below its own (BookSim2's partition), class 0 otherwise; any VC of a local port.
     /// * Adaptive routing: of the candidates with a free VC it may take (with an escape VC, the adaptive VCs), the
     ///   one with more free VCs, then more credits on them, then the first (x-direction) port. With an escape VC,
     ///   when no adaptive VC is free, the escape VC 0 of the first (`xy`) port if it is free.
@@ -481,16 +482,28 @@ impl Network {
             if first >= MESH_PORTS {
                 return Some((first, 0));
             }
-            let (p, v) = (local / vcs, local % vcs);
-            let (x, y) = self.router_xy[r];
-            let wraps = match first {
-                0 => x + 1 == self.mesh.width,
-                1 => x == 0,
-                2 => y == 0,
-                _ => y + 1 == self.mesh.height,
+            // Half way round a ring either way is minimal: each packet takes one, by a hash of its id (BookSim2 draws
+            // at random), so the two directions share such packets evenly.
+            let packet = self.ivc[base + local].front.packet;
+            let first = match route.second() {
+                Some(other) if (u64::from(packet).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63) == 1 => other.0 as usize,
+                _ => first,
             };
-            // Input port `first ^ 1` faces output port `first` (east/west, north/south): the same direction.
-            let class = usize::from(wraps || (p == first ^ 1 && v >= vcs / 2));
+            let (p, v) = (local / vcs, local % vcs);
+            // Input port `first ^ 1` faces output port `first` (east/west, north/south): the same direction, whose
+            // class the head keeps. Entering a dimension, it takes class 1 when its destination's coordinate is
+            // below its own (BookSim2's dateline partition): going east or south the path wraps around then, going
+            // west or north it does not. Either way, every packet of class 1 in the east (south) ring crosses the
+            // wrap-around link and none of class 0 does, and in the west (north) ring the other way round, so no
+            // class of a ring carries a cycle. Classes are chosen per packet for its whole run in the dimension,
+            // which spreads packets over both halves of the VCs.
+            let class = if p == first ^ 1 {
+                usize::from(v >= vcs / 2)
+            } else {
+                let (x, y) = self.router_xy[r];
+                let dst = self.node_loc[self.packets[self.ivc[base + local].front.packet as usize].dst as usize];
+                usize::from(if first < 2 { dst.x < x } else { dst.y < y })
+            };
             return Some((first, 1 + class));
         }
         let escape = self.vc_policy == VcPolicy::Escape;

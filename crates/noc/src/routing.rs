@@ -8,7 +8,8 @@
 //! [`ROUTING_FUNCTIONS`]; what it needs of the network (topology, VCs) is in [`Routing::requirements`].
 //!
 //! * `xy`, `yx`: dimension order. On a torus or ring each dimension goes the shorter way round; when both ways are
-//!   equally long (distance exactly `k/2` on a ring of `k` routers) it goes the `+` way (east, south). Deadlock-free
+//!   equally long (distance exactly `k/2` on a ring of `k` routers) the route names both, `+` (east, south) first,
+//!   and the router takes one per packet. Deadlock-free
 //!   on a mesh; on a torus with dateline VC classes (see [`VcPolicy::Dateline`]).
 //! * `west-first` (Glass and Ni): a packet whose destination lies west goes west first, deterministically; every
 //!   other packet routes adaptively among its productive directions (east, north, south). Forbidding the two turns
@@ -119,10 +120,13 @@ pub enum VcPolicy {
     /// Any VC.
     Any,
     /// Dimension order on a torus: the VCs of a port form two classes, class 0 the lower half and class 1 the upper
-    /// half. A head leaving on a wrap-around link takes class 1; one continuing in the same dimension and
-    /// direction keeps the class of the input VC it is in; one entering a new dimension (or just injected) takes
-    /// class 0. A packet crosses a ring's dateline at most once (routes are minimal), so within a ring the channels
-    /// of each class carry no cycle, and dimensions are taken in order.
+    /// half. A head entering a dimension (or just injected) takes class 1 when its destination's coordinate in that
+    /// dimension is below its own and class 0 otherwise, as BookSim2's `dim_order_torus`; continuing in the same
+    /// dimension and direction, it keeps the class of the input VC it is in. Going east (south), the packets of
+    /// class 1 are exactly those whose route crosses the wrap-around link; going west (north), those whose route
+    /// does not. Routes are minimal, so within one direction of a ring the packets of each class all cross the
+    /// wrap-around link or none does, and neither carries a cycle; dimensions are taken in order. Choosing the
+    /// class per packet rather than switching at the dateline spreads packets over both halves of the VCs.
     Dateline,
     /// Duato's escape VC: VC 0 is the escape channel, used only along the `xy` port; VCs `1..vcs` are adaptive, on
     /// any productive port.
@@ -191,7 +195,7 @@ impl Routing {
 }
 
 /// The direction to take along one dimension of size `k` from `c` to `d`, if they differ: towards `d` on a mesh,
-/// the shorter way round on a torus (`plus` on a tie).
+/// the shorter way round on a torus (`plus` on a tie; dimension order names both then).
 #[inline]
 fn step(wraps: bool, k: u32, c: u32, d: u32, plus: Direction, minus: Direction) -> Option<Direction> {
     if c == d {
@@ -284,7 +288,12 @@ mod tests {
                             assert_eq!(path.len() as u32, hops + 1, "{name} on {mesh:?}: {s} -> {d} not minimal: {path:?}");
                         }
                         if !routing.requirements().adaptive {
-                            assert_eq!(paths.len(), 1, "{name} is deterministic");
+                            // One path, or on a ring half way round both ways (the router takes one per packet).
+                            let (sx, sy) = mesh.coords(mesh.router_of(NodeId(s)));
+                            let (dx, dy) = mesh.coords(mesh.router_of(NodeId(d)));
+                            let half = |k: u32, a: u32, b: u32| u32::from(mesh.topology.wraps() && 2 * ((b + k - a) % k) == k);
+                            let ties = half(mesh.width, sx, dx) + half(mesh.height, sy, dy);
+                            assert_eq!(paths.len(), 1 << ties, "{name} on {mesh:?}: {s} -> {d}");
                         }
                     }
                 }
@@ -307,16 +316,21 @@ mod tests {
     }
 
     #[test]
-    fn torus_dimension_order_goes_the_short_way_and_east_on_a_tie() {
+    fn torus_dimension_order_goes_the_short_way_and_names_both_ways_on_a_tie() {
         let torus = Mesh { width: 4, height: 4, concentration: 1, topology: Topology::Torus };
         let first = |routing: Routing, s: u32, d: u32| {
             let q = RouteQuery::new(&torus, RouterId(s), NodeId(s), NodeId(d));
             Direction::from_port((routing.function())(&torus, &q).first())
         };
-        assert_eq!(first(Routing::Xy, 0, 3), Some(Direction::West), "one hop round the back");
-        assert_eq!(first(Routing::Xy, 0, 2), Some(Direction::East), "a tie (k/2) goes +");
-        assert_eq!(first(Routing::Xy, 2, 0), Some(Direction::East), "a tie (k/2) goes + from the other side too");
-        assert_eq!(first(Routing::Xy, 0, 8), Some(Direction::South), "y tie goes south");
+        let second = |routing: Routing, s: u32, d: u32| {
+            let q = RouteQuery::new(&torus, RouterId(s), NodeId(s), NodeId(d));
+            (routing.function())(&torus, &q).second().and_then(Direction::from_port)
+        };
+        assert_eq!((first(Routing::Xy, 0, 3), second(Routing::Xy, 0, 3)), (Some(Direction::West), None), "one hop round the back");
+        assert_eq!((first(Routing::Xy, 0, 2), second(Routing::Xy, 0, 2)), (Some(Direction::East), Some(Direction::West)), "a tie (k/2): both, + first");
+        assert_eq!((first(Routing::Xy, 2, 0), second(Routing::Xy, 2, 0)), (Some(Direction::East), Some(Direction::West)), "from the other side too");
+        assert_eq!((first(Routing::Xy, 0, 8), second(Routing::Xy, 0, 8)), (Some(Direction::South), Some(Direction::North)), "y tie");
+        assert_eq!(second(Routing::Xy, 1, 2), None, "no tie, one way");
         assert_eq!(first(Routing::Yx, 0, 13), Some(Direction::North));
         let five = Mesh { width: 5, height: 1, concentration: 1, topology: Topology::Ring };
         let q = RouteQuery::new(&five, RouterId(1), NodeId(1), NodeId(4));

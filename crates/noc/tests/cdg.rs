@@ -3,8 +3,8 @@
 //!
 //! * Turn models (`west-first`, `odd-even`) and dimension order on a mesh: the whole CDG over links is acyclic.
 //! * Dimension order on a torus or ring: the CDG over (link, dateline class) is acyclic, with classes assigned as
-//!   the router does (class 1 on a wrap-around link and while continuing in the same direction on class 1,
-//!   class 0 on entering a dimension).
+//!   the router does (BookSim2's partition: entering a dimension, class 1 when the destination's coordinate is
+//!   below the current one, class 0 otherwise; kept while continuing in the same direction).
 //! * `min-adaptive`: Duato's extended CDG of the escape channels (VC 0 along `xy`) is acyclic: an edge from escape
 //!   channel `a` to escape channel `b` whenever some packet may use `b` after `a` directly or after adaptive
 //!   channels only (indirect dependencies).
@@ -36,9 +36,6 @@ enum Model {
     Escape,
 }
 
-fn is_wrap(mesh: &Mesh, r: RouterId, dir: Direction) -> bool {
-    mesh.is_wrap_link(r, dir)
-}
 
 /// Every dependency between channels that the routing function allows on `mesh` under `model`.
 fn dependencies(mesh: &Mesh, routing: Routing, model: Model) -> HashSet<(Channel, Channel)> {
@@ -63,8 +60,12 @@ fn dependencies(mesh: &Mesh, routing: Routing, model: Model) -> HashSet<(Channel
                     let classes: Vec<u8> = match model {
                         Model::OneClass => vec![0],
                         Model::Dateline => {
-                            let keep = last_hop.filter(|c| c.dir == dir as u8).map_or(0, |c| c.class);
-                            vec![if is_wrap(mesh, here, dir) { 1 } else { keep }]
+                            // Continuing in the same direction keeps the class; entering a dimension takes class 1
+                            // when the destination's coordinate in it is below the current one.
+                            let (x, y) = mesh.coords(here);
+                            let (dx, dy) = mesh.coords(mesh.router_of(dst));
+                            let below = if matches!(dir, Direction::East | Direction::West) { dx < x } else { dy < y };
+                            vec![last_hop.filter(|c| c.dir == dir as u8).map_or(u8::from(below), |c| c.class)]
                         }
                         Model::Escape if port == xy_port => vec![0, 1],
                         Model::Escape => vec![1],
