@@ -15,6 +15,7 @@
 
 use crate::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use crate::routing::Routing;
+use crate::topology::Topology;
 use crate::traffic::{Pattern, TrafficSpec};
 
 /// What was wrong with a BookSim2 configuration, naming the statement.
@@ -102,6 +103,9 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
     let mut network = NetworkConfig { width: 8, height: 8, buffer_depth_flits: 8, ..NetworkConfig::default() };
     let (mut k, mut n) = (8u32, 2u32);
     let mut vcs_given = false;
+    let mut torus = false;
+    let mut noc_latency = true;
+    let mut credit_delay = 0u32;
     let mut packet_flits = 1u32;
     let mut pattern_name = "uniform".to_string();
     let mut rate: Option<f64> = None;
@@ -133,15 +137,20 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
         };
         match key {
             "topology" => {
-                if value != "mesh" {
-                    return Err(bad("nocmsg reads BookSim2 meshes (topology = mesh)".into()));
+                torus = match value {
+                    "mesh" => false,
+                    "torus" => true,
+                    _ => return Err(bad("nocmsg reads BookSim2's mesh and torus".into())),
                 }
             }
+            // With it (the default), BookSim2's torus channels, forward and credit, take 2 cycles (a folded layout);
+            // mesh channels 1.
+            "use_noc_latency" => noc_latency = int(0, 1)? == 1,
             "k" => k = int(1, u64::from(crate::config::MAX_MESH_SIDE))? as u32,
             "n" => n = int(1, 2)? as u32,
             "routing_function" => {
                 if value != "dim_order" {
-                    return Err(bad("nocmsg reads dimension-order routing (dim_order: x first, as nocmsg's xy)".into()));
+                    return Err(bad("nocmsg reads dimension-order routing (dim_order: x first, as nocmsg's xy; on a torus with BookSim2's dateline classes)".into()));
                 }
                 network.routing = Routing::Xy;
             }
@@ -175,7 +184,7 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             "wait_for_tail_credit" => network.wait_for_tail_credit = int(0, 1)? == 1,
             // BookSim2 makes a credit usable two cycles after the flit left the buffer plus `credit_delay`; nocmsg
             // counts the extra cycle in `credit_delay_cycles` (1 = BookSim2's 0).
-            "credit_delay" => network.credit_delay_cycles = int(0, 999)? as u32 + 1,
+            "credit_delay" => credit_delay = int(0, 999)? as u32,
             "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
             _ if NO_EFFECT.contains(&key) => {}
             _ => match DEFAULT_ONLY.iter().find(|(name, _, _)| *name == key) {
@@ -195,6 +204,16 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
         return Err(unsupported("num_vcs", "BookSim2's default of 16 VCs is more than nocmsg's 8; give num_vcs"));
     }
     (network.width, network.height) = if n == 2 { (k, k) } else { (k, 1) };
+    network.topology = match (torus, n) {
+        (false, _) => Topology::Mesh,
+        (true, 1) => Topology::Ring,
+        (true, _) => Topology::Torus,
+    };
+    let channel = if torus && noc_latency { 2 } else { 1 };
+    network.link_latency_cycles = channel;
+    // BookSim2 makes a credit usable a credit channel after it is sent plus `credit_delay`; nocmsg counts the
+    // credit channel in `credit_delay_cycles`.
+    network.credit_delay_cycles = credit_delay + channel;
     network.pipeline = RouterPipeline::FourStage;
     network.injection_channel_cycles = 2;
     network.body_bids_on_arrival = true;
@@ -312,6 +331,11 @@ mod tests {
         assert_eq!(run.rate, Some(0.2), "packets/node/cycle times packet_size");
         let wf = read(&format!("{F}vc_allocator = wavefront; sw_allocator = separable_input_first;")).unwrap();
         assert_eq!((wf.spec.network.vc_allocator, wf.spec.network.sw_allocator), (VcAllocator::Wavefront, SwAllocator::InputFirst));
+        let torus = read("topology = torus; k = 4; num_vcs = 2; credit_delay = 1;").unwrap().spec.network;
+        assert_eq!((torus.topology, torus.width, torus.height, torus.link_latency_cycles, torus.credit_delay_cycles), (Topology::Torus, 4, 4, 2, 3));
+        let ring = read("topology = torus; n = 1; k = 8; num_vcs = 2; use_noc_latency = 0;").unwrap().spec.network;
+        assert_eq!((ring.topology, ring.width, ring.height, ring.link_latency_cycles, ring.credit_delay_cycles), (Topology::Ring, 8, 1, 1, 1));
+        assert!(read("topology = torus; k = 4; num_vcs = 1;").unwrap_err().to_string().contains("2 VCs"), "datelines need 2 VCs");
         let line = read("k = 8; n = 1; num_vcs = 4;").unwrap();
         assert_eq!((line.spec.network.width, line.spec.network.height, line.spec.network.vcs), (8, 1, 4));
         assert!(read("k = 8;").unwrap_err().to_string().contains("num_vcs"), "BookSim2's 16 VCs must be refused");
