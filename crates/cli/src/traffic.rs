@@ -131,8 +131,9 @@ pub struct TrafficArgs {
 }
 
 /// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
-const BOOKSIM_SETS: [&str; 24] = [
+const BOOKSIM_SETS: [&str; 25] = [
     "mesh",
+    "topology",
     "concentration",
     "networks",
     "pattern",
