@@ -182,8 +182,7 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             "sw_allocator" => sw_alloc = Some(sw_allocator(value).ok_or_else(|| bad(allocator_choices(false)))?),
             "speculative" => network.speculative_switch_allocation = int(0, 1)? == 1,
             "wait_for_tail_credit" => network.wait_for_tail_credit = int(0, 1)? == 1,
-            // BookSim2 makes a credit usable two cycles after the flit left the buffer plus `credit_delay`; nocmsg
-            // counts the extra cycle in `credit_delay_cycles` (1 = BookSim2's 0).
+            // Added to the credit channel's latency below.
             "credit_delay" => credit_delay = int(0, 999)? as u32,
             "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
             _ if NO_EFFECT.contains(&key) => {}
