@@ -79,10 +79,11 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     ("spec_sw_allocator", "prio", "speculative bids compete as BookSim2's default prio allocator with iSLIP makes them"),
     ("vc_alloc_delay", "1", "VC allocation delays other than one cycle are not modelled yet"),
     ("sw_alloc_delay", "1", "switch allocation delays other than one cycle are not modelled yet"),
-    // nocmsg's `crossbar_delay_cycles` agrees with BookSim2's crossbar delay at zero load for the head, but BookSim2
-    // leaves a one-cycle gap behind each head with a 2-cycle crossbar, which nocmsg does not (yet) model.
-    ("st_prepare_delay", "0", "BookSim2's multi-cycle crossbar leaves gaps behind heads that nocmsg's crossbar_delay does not"),
-    ("st_final_delay", "1", "BookSim2's multi-cycle crossbar leaves gaps behind heads that nocmsg's crossbar_delay does not"),
+    // nocmsg's `crossbar_delay_cycles` agrees with BookSim2's crossbar delay for a lone head, but BookSim2 starts a
+    // flit's traversal only while no earlier one is still in a multi-cycle crossbar (its `_SwitchEvaluate` stops at
+    // the first scheduled entry), so flits cross in batches; nocmsg's crossbar is pipelined (docs/noc.md).
+    ("st_prepare_delay", "0", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
+    ("st_final_delay", "1", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
     ("input_speedup", "1", "crossbar speedup is not modelled"),
     ("output_speedup", "1", "crossbar speedup is not modelled"),
     ("internal_speedup", "1.0", "internal speedup is not modelled"),
