@@ -94,33 +94,6 @@ pub enum VcAllocator {
     Wavefront,
 }
 
-impl VcAllocator {
-    /// Every name, from the table of allocators.
-    pub fn names() -> Vec<&'static str> {
-        crate::vc_alloc::VC_ALLOCATORS.iter().map(|row| row.name).collect()
-    }
-
-    pub fn name(self) -> &'static str {
-        self.row().name
-    }
-}
-
-impl FromStr for VcAllocator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match crate::vc_alloc::VC_ALLOCATORS.iter().find(|row| row.name == s) {
-            Some(row) => Ok(row.allocator),
-            None => Err(format!("unknown VC allocator '{s}' (expected one of {})", VcAllocator::names().join(", "))),
-        }
-    }
-}
-
-impl fmt::Display for VcAllocator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The switch allocator: which bidding input VCs cross the switch in a cycle (at most one per input and output port).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum SwAllocator {
@@ -144,33 +117,6 @@ pub enum SwAllocator {
     /// one each cycle the router has a bid.
     #[serde(rename = "wavefront")]
     Wavefront,
-}
-
-impl SwAllocator {
-    /// Every name, from the table of allocators.
-    pub fn names() -> Vec<&'static str> {
-        crate::sw_alloc::SW_ALLOCATORS.iter().map(|row| row.name).collect()
-    }
-
-    pub fn name(self) -> &'static str {
-        self.row().name
-    }
-}
-
-impl FromStr for SwAllocator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match crate::sw_alloc::SW_ALLOCATORS.iter().find(|row| row.name == s) {
-            Some(row) => Ok(row.allocator),
-            None => Err(format!("unknown switch allocator '{s}' (expected one of {})", SwAllocator::names().join(", "))),
-        }
-    }
-}
-
-impl fmt::Display for SwAllocator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// A setting that cannot be simulated, naming the field and the allowed range.

@@ -21,6 +21,7 @@
 
 pub mod booksim;
 pub mod config;
+mod named;
 pub mod endpoint;
 pub mod network;
 mod router;

@@ -109,11 +109,7 @@ pub const SW_ALLOCATORS: &[SwAllocatorRow] = &[
     },
 ];
 
-impl SwAllocator {
-    pub(crate) fn row(self) -> &'static SwAllocatorRow {
-        SW_ALLOCATORS.iter().find(|row| row.allocator == self).expect("every variant has a table row")
-    }
-}
+crate::named::named_by_table!(SwAllocator, SwAllocatorRow, SW_ALLOCATORS, allocator, "switch allocator", pub(crate));
 
 /// The bidding VCs `bits` (of one input port, bit per VC) an input picks from: the non-speculative ones if any.
 #[inline(always)]
@@ -124,6 +120,49 @@ pub(crate) fn preferred(bits: u64, speculative: u64) -> u64 {
     } else {
         bits
     }
+}
+
+/// Port-level requests of a router's bids, for the allocators that match input ports with output ports (`islip`,
+/// `wavefront`): each input port asks for every output port one of its VCs bids for, and per (input, output) pair
+/// the VC that would cross is the one at or after the input's VC pointer (non-speculative ones first), as BookSim2
+/// keeps one label per pair.
+pub(crate) struct PortRequests {
+    /// Per (input, output): the VC of the input that asks for the output.
+    pub label: [[u8; MAX_PORTS]; MAX_PORTS],
+    /// Per input: the outputs it asks for.
+    pub in_req: [u64; MAX_PORTS],
+    /// Per output: the inputs asking for it.
+    pub out_req: [u64; MAX_PORTS],
+    /// The outputs anyone asks for.
+    pub out_ports: u64,
+}
+
+#[inline(always)]
+pub(crate) fn port_requests(requests: u64, st: &SwRouter<'_>) -> PortRequests {
+    let vcs = st.vcs;
+    let vc_mask = (1u64 << vcs) - 1;
+    let mut r = PortRequests { label: [[0u8; MAX_PORTS]; MAX_PORTS], in_req: [0; MAX_PORTS], out_req: [0; MAX_PORTS], out_ports: 0 };
+    let mut req = requests;
+    while req != 0 {
+        let p = st.port_of_bit[req.trailing_zeros() as usize] as usize;
+        let mut bits = (req >> (p * vcs)) & vc_mask;
+        req &= !(vc_mask << (p * vcs));
+        let start = u32::from(st.in_ptr[p]);
+        // Non-speculative VCs label their pairs first.
+        let spec = st.speculative >> (p * vcs) & vc_mask;
+        while bits != 0 {
+            let v = crate::router::round_robin_pick(preferred(bits, spec), start) as usize;
+            bits &= !(1 << v);
+            let o = st.ivc[p * vcs + v].out_port as usize;
+            if r.in_req[p] & (1 << o) == 0 {
+                r.in_req[p] |= 1 << o;
+                r.label[p][o] = v as u8;
+                r.out_req[o] |= 1 << p;
+                r.out_ports |= 1 << o;
+            }
+        }
+    }
+    r
 }
 
 /// Runs `choice`'s allocator. The match lets the compiler inline it into the router's loop (a call through a

@@ -83,38 +83,12 @@ pub const TOPOLOGIES: &[TopologyRow] = &[
     TopologyRow { name: "ring", topology: Topology::Ring, wraps: true, max_height: Some(1) },
 ];
 
+crate::named::named_by_table!(Topology, TopologyRow, TOPOLOGIES, topology, "topology", pub);
+
 impl Topology {
-    pub fn row(self) -> &'static TopologyRow {
-        TOPOLOGIES.iter().find(|row| row.topology == self).expect("every topology has a table row")
-    }
-
-    pub fn name(self) -> &'static str {
-        self.row().name
-    }
-
     /// Whether rows and columns close into rings.
     pub fn wraps(self) -> bool {
         self.row().wraps
-    }
-
-    pub fn names() -> Vec<&'static str> {
-        TOPOLOGIES.iter().map(|row| row.name).collect()
-    }
-}
-
-impl std::str::FromStr for Topology {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match TOPOLOGIES.iter().find(|row| row.name == s) {
-            Some(row) => Ok(row.topology),
-            None => Err(format!("unknown topology '{s}' (expected one of {})", Topology::names().join(", "))),
-        }
-    }
-}
-
-impl std::fmt::Display for Topology {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -90,11 +90,9 @@ pub const VC_ALLOCATORS: &[VcAllocatorRow] = &[
     VcAllocatorRow { name: "wavefront", allocator: VcAllocator::Wavefront, booksim: "vc_allocator = wavefront", booksim_name: Some("wavefront"), one_vc_round_robin: false },
 ];
 
-impl VcAllocator {
-    pub(crate) fn row(self) -> &'static VcAllocatorRow {
-        VC_ALLOCATORS.iter().find(|row| row.allocator == self).expect("every variant has a table row")
-    }
+crate::named::named_by_table!(VcAllocator, VcAllocatorRow, VC_ALLOCATORS, allocator, "VC allocator", pub(crate));
 
+impl VcAllocator {
     /// This allocator's function (for tests and reports; the router calls [`allocate`]).
     pub(crate) fn function(self) -> VcAllocFn {
         match self {
