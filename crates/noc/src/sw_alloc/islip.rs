@@ -13,32 +13,7 @@ use crate::router::{round_robin_pick, MAX_PORTS};
 #[inline]
 pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (ports, vcs) = (st.ports, st.vcs);
-    let vc_mask = (1u64 << vcs) - 1;
-    // Requests: per (input, output) pair the VC nearest at or after the input's pointer.
-    let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
-    let mut in_req = [0u64; MAX_PORTS];
-    let mut out_req = [0u64; MAX_PORTS];
-    let mut out_ports = 0u64;
-    let mut req = requests;
-    while req != 0 {
-        let p = st.port_of_bit[req.trailing_zeros() as usize] as usize;
-        let mut bits = (req >> (p * vcs)) & vc_mask;
-        req &= !(vc_mask << (p * vcs));
-        let start = u32::from(st.in_ptr[p]);
-        // Non-speculative VCs label their pairs first.
-        let spec = st.speculative >> (p * vcs) & vc_mask;
-        while bits != 0 {
-            let v = round_robin_pick(super::preferred(bits, spec), start) as usize;
-            bits &= !(1 << v);
-            let o = st.ivc[p * vcs + v].out_port as usize;
-            if in_req[p] & (1 << o) == 0 {
-                in_req[p] |= 1 << o;
-                label[p][o] = v as u8;
-                out_req[o] |= 1 << p;
-                out_ports |= 1 << o;
-            }
-        }
-    }
+    let super::PortRequests { label, out_req, out_ports, .. } = super::port_requests(requests, &st);
     // Grant: each output port takes the requesting input at or after its pointer; accept: each granted input
     // takes the granting output at or after its pointer; the pointers move past the first iteration's matches only.
     let mut out = SwWinners::default();

@@ -7,32 +7,11 @@
 
 use super::{SwRouter, SwWinners};
 use crate::network::wrap;
-use crate::router::{round_robin_pick, MAX_PORTS};
 
 #[inline]
 pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (ports, vcs) = (st.ports, st.vcs);
-    let vc_mask = (1u64 << vcs) - 1;
-    let mut label = [[0u8; MAX_PORTS]; MAX_PORTS];
-    let mut in_req = [0u64; MAX_PORTS];
-    let mut req = requests;
-    while req != 0 {
-        let p = st.port_of_bit[req.trailing_zeros() as usize] as usize;
-        let mut bits = (req >> (p * vcs)) & vc_mask;
-        req &= !(vc_mask << (p * vcs));
-        let start = u32::from(st.in_ptr[p]);
-        // Non-speculative VCs label their pairs first.
-        let spec = st.speculative >> (p * vcs) & vc_mask;
-        while bits != 0 {
-            let v = round_robin_pick(super::preferred(bits, spec), start) as usize;
-            bits &= !(1 << v);
-            let o = st.ivc[p * vcs + v].out_port as usize;
-            if in_req[p] & (1 << o) == 0 {
-                in_req[p] |= 1 << o;
-                label[p][o] = v as u8;
-            }
-        }
-    }
+    let super::PortRequests { label, in_req, .. } = super::port_requests(requests, &st);
     let pri = usize::from(*st.wavefront_pri);
     let mut out = SwWinners::default();
     let (mut matched_in, mut matched_out) = (0u64, 0u64);
