@@ -13,24 +13,10 @@
 
 #define BIG 100000 /* bytes: above every port's eager limit, so a rendezvous */
 
-static int rank, size, peer;
+#define PROGRAM "cancel"
+#include "check.h"
 
-static void check(int ok, const char *what, int line)
-{
-    if (!ok) {
-        printf("FAIL cancel: %s (rank %d, line %d)\n", what, rank, line);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-#define CHECK(ok, what) check((ok), (what), __LINE__)
-
-static void report(const char *what)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("cancel: %s ... OK\n", what);
-}
+static int size, peer;
 
 /* Rank 0 cancels `req` (a send of `tag` to peer) and says whether it was cancelled; on a cancelled send, the next
  * message of that tag the peer receives must be the one rank 0 sends after it, `second`. */

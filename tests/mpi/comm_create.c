@@ -3,24 +3,10 @@
 #include <mpi.h>
 #include <stdio.h>
 
-static int rank, size;
+#define PROGRAM "comm_create"
+#include "check.h"
 
-static void check(int ok, const char *what, int line)
-{
-    if (!ok) {
-        printf("FAIL comm_create: %s (rank %d, line %d)\n", what, rank, line);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-#define CHECK(ok, what) check((ok), (what), __LINE__)
-
-static void report(const char *what)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("comm_create: %s ... OK\n", what);
-}
+static int size;
 
 int main(int argc, char **argv)
 {

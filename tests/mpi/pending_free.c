@@ -4,24 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int rank, size;
+#define PROGRAM "pending_free"
+#include "check.h"
 
-static void check(int ok, const char *what, int line)
-{
-    if (!ok) {
-        printf("FAIL pending_free: %s (rank %d, line %d)\n", what, rank, line);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-#define CHECK(ok, what) check((ok), (what), __LINE__)
-
-static void report(const char *what)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("pending_free: %s ... OK\n", what);
-}
+static int size;
 
 static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
 {
