@@ -247,11 +247,11 @@ impl Timing {
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
-    /// trip to the next buffer plus its stage gap, or a credit's return.
+    /// trip to the next buffer or from its injection plus a head's wait for its switch bid (`head_gap`, at most two
+    /// stage gaps, and no more than `stage_gap + traversal`), or a credit's return (`stage_gap + credit_delay`).
     fn calendar_span(&self) -> u64 {
-        let old = (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap);
-        let arrivals = (self.to_next_buffer + self.head_gap.max(self.body_gap)).max(self.inject + self.head_gap);
-        old.max(arrivals + self.stage_gap).max(self.stage_gap + self.credit_delay)
+        debug_assert!(self.head_gap <= 2 * self.stage_gap && self.head_gap <= self.stage_gap + self.traversal);
+        (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
     }
 }
 
