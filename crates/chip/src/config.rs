@@ -99,6 +99,12 @@ pub struct NetworkSection {
     /// 4stage: switch traversal cycles (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub crossbar_delay_cycles: u32,
+    /// Crossbar inputs per input port (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub input_speedup: u32,
+    /// Crossbar outputs per output port, with an output queue (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub output_speedup: u32,
     #[serde(default = "one")]
     pub link_latency_cycles: u32,
     /// Cycles from injection to the router's input buffer (see `noc::NetworkConfig`): 1 by default, unlike
@@ -288,6 +294,8 @@ impl ChipConfig {
             credit_delay_cycles: self.network.credit_delay_cycles,
             routing_delay_cycles: self.network.routing_delay_cycles,
             crossbar_delay_cycles: self.network.crossbar_delay_cycles,
+            input_speedup: self.network.input_speedup,
+            output_speedup: self.network.output_speedup,
             link_latency_cycles: self.network.link_latency_cycles,
             injection_channel_cycles: self.network.injection_channel_cycles,
             body_bids_on_arrival: self.network.body_bids_on_arrival,

@@ -80,6 +80,12 @@ pub struct TrafficArgs {
     /// 4stage: cycles of switch traversal (BookSim2's st_prepare_delay + st_final_delay).
     #[arg(long, default_value_t = 1)]
     pub crossbar_delay: u32,
+    /// Crossbar inputs per input port: VC v uses input v mod N (BookSim2's input_speedup).
+    #[arg(long, default_value_t = 1)]
+    pub input_speedup: u32,
+    /// Crossbar outputs per output port, with an output queue sending one flit per cycle (BookSim2's output_speedup).
+    #[arg(long, default_value_t = 1)]
+    pub output_speedup: u32,
     #[arg(long, default_value_t = 1)]
     pub link_latency: u32,
     /// Cycles from injection to the router's input buffer (2 as in BookSim2; 1 before issue 15).
@@ -131,7 +137,7 @@ pub struct TrafficArgs {
 }
 
 /// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
-const BOOKSIM_SETS: [&str; 25] = [
+const BOOKSIM_SETS: [&str; 27] = [
     "mesh",
     "topology",
     "concentration",
@@ -150,6 +156,8 @@ const BOOKSIM_SETS: [&str; 25] = [
     "credit_delay",
     "routing_delay",
     "crossbar_delay",
+    "input_speedup",
+    "output_speedup",
     "link_latency",
     "injection_channel_cycles",
     "body_bids_on_arrival",
@@ -213,6 +221,8 @@ impl TrafficArgs {
             credit_delay_cycles: self.credit_delay,
             routing_delay_cycles: self.routing_delay,
             crossbar_delay_cycles: self.crossbar_delay,
+            input_speedup: self.input_speedup,
+            output_speedup: self.output_speedup,
             link_latency_cycles: self.link_latency,
             injection_channel_cycles: self.injection_channel_cycles,
             body_bids_on_arrival: self.body_bids_on_arrival,

@@ -84,8 +84,6 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     // the first scheduled entry), so flits cross in batches; nocmsg's crossbar is pipelined (docs/noc.md).
     ("st_prepare_delay", "0", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
     ("st_final_delay", "1", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
-    ("input_speedup", "1", "crossbar speedup is not modelled"),
-    ("output_speedup", "1", "crossbar speedup is not modelled"),
     ("internal_speedup", "1.0", "internal speedup is not modelled"),
     ("output_delay", "0", "not used by BookSim2's iq router either"),
     ("spec_check_elig", "1", "nocmsg's speculation always checks eligibility as BookSim2's default does"),
@@ -186,6 +184,9 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             // Added to the credit channel's latency below.
             "credit_delay" => credit_delay = int(0, 999)? as u32,
             "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
+            // Checked against the router's port count with the whole configuration.
+            "input_speedup" => network.input_speedup = int(1, u64::from(crate::config::MAX_CROSSBAR_PORTS))? as u32,
+            "output_speedup" => network.output_speedup = int(1, u64::from(crate::config::MAX_CROSSBAR_PORTS))? as u32,
             _ if NO_EFFECT.contains(&key) => {}
             _ => match DEFAULT_ONLY.iter().find(|(name, _, _)| *name == key) {
                 Some((_, default, reason)) => {
@@ -327,6 +328,8 @@ mod tests {
         let c = &run.spec.network;
         assert_eq!((c.allocator_iterations, c.speculative_switch_allocation, c.wait_for_tail_credit, c.credit_delay_cycles), (2, true, true, 3));
         assert_eq!((c.routing_delay_cycles, c.crossbar_delay_cycles), (0, 1));
+        let fast = read(&format!("{F}input_speedup = 2; output_speedup = 3;")).unwrap().spec.network;
+        assert_eq!((fast.input_speedup, fast.output_speedup), (2, 3));
         assert_eq!(run.spec.pattern, Pattern::BitComplement);
         assert_eq!(run.rate, Some(0.2), "packets/node/cycle times packet_size");
         let wf = read(&format!("{F}vc_allocator = wavefront; sw_allocator = separable_input_first;")).unwrap();
@@ -348,7 +351,7 @@ mod tests {
         assert!(err("routing_delay = 2;").contains("routing_delay = 2"));
         assert!(err("vc_alloc_delay = 2;").contains("vc_alloc_delay = 2"));
         assert!(err("st_final_delay = 2;").contains("st_final_delay = 2"));
-        assert!(err("input_speedup = 2;").contains("speedup"));
+        assert!(err("input_speedup = 4;").contains("input_speedup = 4: must be between 1 and 3 (a router's 5 ports"), "{}", err("input_speedup = 4;"));
         assert!(err("traffic = randperm;").contains("randperm"));
         assert!(err("frobnicate = 3;").contains("frobnicate"));
         assert!(err("num_vcs = 0;").contains("num_vcs = 0"));

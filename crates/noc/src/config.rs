@@ -12,6 +12,8 @@ pub const MAX_CONCENTRATION: u32 = 4;
 pub const MAX_VCS: u32 = 8;
 pub const MAX_BUFFER_DEPTH_FLITS: u32 = 4096;
 pub const MAX_MESH_SIDE: u32 = 1024;
+/// Crossbar inputs (ports x `input_speedup`) and outputs (ports x `output_speedup`) of a router at most.
+pub const MAX_CROSSBAR_PORTS: u32 = 16;
 
 /// How many cycles a flit spends crossing a router.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -151,6 +153,15 @@ pub struct NetworkConfig {
     /// or more, as BookSim2's crossbar delay `st_prepare_delay + st_final_delay`. The credit of the flit's slot goes
     /// back when it wins, whatever the traversal takes, as in BookSim2. `1stage` needs 1.
     pub crossbar_delay_cycles: u32,
+    /// Crossbar inputs per input port (BookSim2's `input_speedup`, default 1): the VCs of an input port are
+    /// interleaved over this many crossbar inputs (VC `v` on input `v mod input_speedup`), so up to that many flits
+    /// of different VCs leave one input port in a cycle.
+    pub input_speedup: u32,
+    /// Crossbar outputs per output port (BookSim2's `output_speedup`, default 1): input port `p` reaches an output
+    /// through crossbar output `p mod output_speedup`, so up to that many flits enter one output port in a cycle.
+    /// They wait in the output's queue, which sends one flit per cycle onto the channel (BookSim2's output buffer,
+    /// unbounded but never holding more flits than the downstream credits allow).
+    pub output_speedup: u32,
     /// Cycles a flit spends on a router-to-router link.
     pub link_latency_cycles: u32,
     /// Cycles from a head entering the injection channel (the cycle it counts as injected) until it is in the
@@ -206,6 +217,8 @@ impl Default for NetworkConfig {
             credit_delay_cycles: 1,
             routing_delay_cycles: 1,
             crossbar_delay_cycles: 1,
+            input_speedup: 1,
+            output_speedup: 1,
             link_latency_cycles: 1,
             injection_channel_cycles: 2,
             body_bids_on_arrival: true,
@@ -255,6 +268,11 @@ impl NetworkConfig {
                     });
                 }
             }
+        }
+        let ports = self.mesh().ports() as u32;
+        for (field, speedup) in [("input_speedup", self.input_speedup), ("output_speedup", self.output_speedup)] {
+            check(field, speedup.into(), 1, u64::from(MAX_CROSSBAR_PORTS / ports))
+                .map_err(|e| ConfigError { reason: format!("{} (a router's {ports} ports times the speedup may be at most {MAX_CROSSBAR_PORTS} crossbar ports)", e.reason), ..e })?;
         }
         check("injection_channel_cycles", self.injection_channel_cycles.into(), 1, 1_000)?;
         check("allocator_iterations", self.allocator_iterations.into(), 1, 16)?;

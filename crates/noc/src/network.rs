@@ -13,6 +13,7 @@ mod calendar;
 use crate::config::{ConfigError, NetworkConfig};
 use crate::routing::{Route, RouteFn, RouteQuery, VcPolicy};
 use crate::stats::{Delivery, LinkStats};
+use crate::sw_alloc::Crossbar;
 use crate::topology::{Direction, Mesh, MESH_PORTS};
 use crate::types::{Cycle, NodeId, PacketId, PortId, RouterId, VcId};
 use crate::watchdog::{self, DeadlockReport};
@@ -223,6 +224,9 @@ pub(crate) struct Timing {
     pub va_gap: u64,
     /// Cycles from a head reaching the front of an idle VC (route computation) to its switch bid.
     pub head_gap: u64,
+    /// The longest a flit may wait in an output queue (only with `output_speedup`): the queue holds no more flits
+    /// than the downstream buffers have credits.
+    pub queue_wait: u64,
 }
 
 impl Timing {
@@ -243,15 +247,21 @@ impl Timing {
             body_gap: if cfg.body_bids_on_arrival { 0 } else { stage_gap },
             va_gap,
             head_gap: stage_gap * u64::from(cfg.routing_delay_cycles) + va_gap,
+            queue_wait: if cfg.output_speedup > 1 {
+                u64::from(cfg.vcs) * u64::from(cfg.buffer_depth_flits.max(cfg.eject_queue_flits))
+            } else {
+                0
+            },
         }
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
-    /// trip to the next buffer or from its injection plus a head's wait for its switch bid (`head_gap`, at most two
-    /// stage gaps, and no more than `stage_gap + traversal`), or a credit's return (`stage_gap + credit_delay`).
+    /// trip to the next buffer (with its wait in an output queue) or from its injection plus a head's wait for its
+    /// switch bid (`head_gap`, at most two stage gaps, and no more than `stage_gap + traversal`), or a credit's
+    /// return (`stage_gap + credit_delay`).
     fn calendar_span(&self) -> u64 {
         debug_assert!(self.head_gap <= 2 * self.stage_gap && self.head_gap <= self.stage_gap + self.traversal);
-        (self.to_next_buffer + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
+        (self.to_next_buffer + self.queue_wait + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
     }
 }
 
@@ -309,7 +319,8 @@ fn built_bytes(cfg: &NetworkConfig) -> u64 {
         Calendar::bytes(span, routers as usize),
         Calendar::bytes(span, nodes as usize),
         route_table,
-        bytes(5 * channels + 2 * n_ivc + 2 * routers, size_of::<u8>()),
+        bytes(2 * channels + 2 * n_ivc + 2 * routers + routers * ports * u64::from(2 * cfg.input_speedup + cfg.output_speedup), size_of::<u8>()),
+        bytes(if cfg.output_speedup > 1 { channels } else { 0 }, size_of::<u64>()),
         bytes(nodes * vcs * u64::from(cfg.eject_queue_flits), size_of::<Flit>()),
         bytes(2 * nodes * vcs, size_of::<u16>()),
         bytes(nodes, size_of::<NodeState>()),
@@ -406,13 +417,19 @@ pub struct Network {
     pub(crate) node_loc: Vec<NodeLoc>,
     /// Input port of each bit of a router's occupancy mask.
     pub(crate) port_of_bit: [u8; 64],
+    /// How the routers' ports map onto their crossbars (input and output speedup).
+    pub(crate) xbar: Crossbar,
+    /// With `output_speedup`: per (router, output port), the first cycle whose switch winners find the output queue
+    /// empty (a flit that wins in cycle `t` leaves the queue `max(t, this) - t` cycles late). Empty otherwise.
+    pub(crate) out_queue_free: Vec<u64>,
     /// Routers and nodes, filed under the cycles at which they may have something to do.
     pub(crate) router_calendar: Calendar,
     pub(crate) node_calendar: Calendar,
     /// Routing decisions precomputed for meshes up to [`ROUTE_TABLE_MAX_ROUTERS`] routers:
     /// `route_table[here * routers + destination router]` is the output mesh port, or [`ARRIVED`].
     pub(crate) route_table: Vec<u8>,
-    /// Round-robin pointers: VC allocation per output port, switch allocation per input and per output port.
+    /// Round-robin pointers: VC allocation per output port, switch allocation per crossbar input and per crossbar
+    /// output (`xbar`; per input and output port without speedup).
     pub(crate) rr_va: Vec<u8>,
     pub(crate) rr_sa_in: Vec<u8>,
     pub(crate) rr_sa_out: Vec<u8>,
@@ -422,7 +439,7 @@ pub struct Network {
     /// input VC (indexed like `ivc`).
     pub(crate) va_grant_ptr: Vec<u8>,
     pub(crate) va_accept_ptr: Vec<u8>,
-    /// iSLIP switch allocation: accept pointer per (router, input port) over output ports.
+    /// iSLIP switch allocation: accept pointer per (router, crossbar input) over crossbar outputs.
     pub(crate) sa_accept_ptr: Vec<u8>,
     /// Wavefront allocators: each router's priority diagonal for VC and for switch allocation.
     pub(crate) va_wavefront: Vec<u8>,
@@ -519,7 +536,15 @@ impl Network {
             VcPolicy::Dateline => [all, (1u64 << (vcs / 2)) - 1, all & !((1u64 << (vcs / 2)) - 1)],
             VcPolicy::Escape => [all, 1, all & !1],
         };
-        let one_vc_path = vcs == 1 && !route_choice && !speculative && !cfg.wait_for_tail_credit && cfg.vc_allocator.row().one_vc_round_robin && cfg.sw_allocator.row().one_vc_round_robin;
+        let one_vc_path = vcs == 1
+            && !route_choice
+            && !speculative
+            && !cfg.wait_for_tail_credit
+            && cfg.input_speedup == 1
+            && cfg.output_speedup == 1
+            && cfg.vc_allocator.row().one_vc_round_robin
+            && cfg.sw_allocator.row().one_vc_round_robin;
+        let xbar = Crossbar::new(ports, vcs, cfg.input_speedup as usize, cfg.output_speedup as usize);
         let mut port_of_bit = [0u8; 64];
         for (bit, port) in port_of_bit.iter_mut().enumerate().take(ports * vcs) {
             *port = (bit / vcs) as u8;
@@ -566,16 +591,18 @@ impl Network {
                 })
                 .collect(),
             port_of_bit,
+            out_queue_free: if cfg.output_speedup > 1 { vec![0; routers * ports] } else { Vec::new() },
             router_calendar: Calendar::new(timing.calendar_span(), routers),
             node_calendar: Calendar::new(timing.calendar_span(), nodes),
             route_table: Vec::new(),
             rr_va: vec![0; routers * ports],
-            rr_sa_in: vec![0; routers * ports],
-            rr_sa_out: vec![0; routers * ports],
+            rr_sa_in: vec![0; routers * xbar.inputs],
+            rr_sa_out: vec![0; routers * xbar.outputs],
             rr_ovc: vec![0; routers * ports],
             va_grant_ptr: vec![0; routers * ports * vcs],
             va_accept_ptr: vec![0; routers * ports * vcs],
-            sa_accept_ptr: vec![0; routers * ports],
+            sa_accept_ptr: vec![0; routers * xbar.inputs],
+            xbar,
             va_wavefront: vec![0; routers],
             sa_wavefront: vec![0; routers],
             one_vc_path,
@@ -1191,6 +1218,7 @@ mod memory_tests {
             + b(&net.sa_accept_ptr)
             + b(&net.va_wavefront)
             + b(&net.sa_wavefront)
+            + b(&net.out_queue_free)
             + b(&net.ej_buf)
             + b(&net.ej_head)
             + b(&net.ej_len)
@@ -1215,6 +1243,8 @@ mod memory_tests {
             // Odd-even routes depend on the source: no route table.
             NetworkConfig { width: 4, height: 3, routing: crate::routing::Routing::OddEven, ..Default::default() },
             NetworkConfig { width: 5, height: 3, vcs: 2, topology: crate::topology::Topology::Torus, ..Default::default() },
+            // Speedup: more switch pointers, output queues, and a calendar spanning a queue's wait.
+            NetworkConfig { width: 3, height: 2, vcs: 4, input_speedup: 3, output_speedup: 2, buffer_depth_flits: 6, ..Default::default() },
         ];
         for cfg in cases {
             let net = Network::new(cfg.clone()).unwrap();

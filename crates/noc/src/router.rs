@@ -217,15 +217,16 @@ impl Network {
             if ONE_VC {
                 self.rr_sa_out[r * ports + out_port] = wrap(p + 1, ports) as u8;
             } else {
+                let (x, y) = (self.xbar.input_of_bit[local] as usize, self.xbar.output(p, out_port));
                 let lone = LonePointers {
-                    ports,
+                    xbar: &self.xbar,
                     vcs,
-                    in_ptr: &mut self.rr_sa_in[r * ports + p],
-                    out_ptr: &mut self.rr_sa_out[r * ports + out_port],
-                    accept_ptr: &mut self.sa_accept_ptr[r * ports + p],
+                    in_ptr: &mut self.rr_sa_in[r * self.xbar.inputs + x],
+                    out_ptr: &mut self.rr_sa_out[r * self.xbar.outputs + y],
+                    accept_ptr: &mut self.sa_accept_ptr[r * self.xbar.inputs + x],
                     wavefront_pri: &mut self.sa_wavefront[r],
                 };
-                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, p, v, out_port, lone);
+                crate::sw_alloc::lone_winner(self.cfg.sw_allocator, x, v, y, lone);
             }
             self.traverse::<ONE_VC, FIVE_PORTS>(r, p, v, now);
         }
@@ -597,16 +598,16 @@ impl Network {
     /// The switch allocator's view of router `r`.
     #[inline(always)]
     fn sw_router(&mut self, r: usize, speculative: u64) -> SwRouter<'_> {
-        let (ports, vcs) = (self.ports, self.vcs);
-        let n = ports * vcs;
+        let n = self.ports * self.vcs;
+        let (xin, xout) = (self.xbar.inputs, self.xbar.outputs);
         SwRouter {
-            ports,
-            vcs,
+            vcs: self.vcs,
+            xbar: &self.xbar,
             ivc: &self.ivc[r * n..(r + 1) * n],
             port_of_bit: &self.port_of_bit,
-            in_ptr: &mut self.rr_sa_in[r * ports..(r + 1) * ports],
-            out_ptr: &mut self.rr_sa_out[r * ports..(r + 1) * ports],
-            accept_ptr: &mut self.sa_accept_ptr[r * ports..(r + 1) * ports],
+            in_ptr: &mut self.rr_sa_in[r * xin..(r + 1) * xin],
+            out_ptr: &mut self.rr_sa_out[r * xout..(r + 1) * xout],
+            accept_ptr: &mut self.sa_accept_ptr[r * xin..(r + 1) * xin],
             iterations: self.cfg.allocator_iterations,
             speculative,
             wavefront_pri: &mut self.sa_wavefront[r],
@@ -756,15 +757,25 @@ impl Network {
 
         self.links.flits[r * ports + out_port] += 1;
         self.last_progress = now;
+        // With output speedup, several flits may enter an output in one cycle; its queue sends one per cycle.
+        let queued = if self.out_queue_free.is_empty() {
+            0
+        } else {
+            let free = &mut self.out_queue_free[r * ports + out_port];
+            let slot = now.max(*free);
+            *free = slot + 1;
+            debug_assert!(slot - now <= self.timing.queue_wait);
+            slot - now
+        };
         let down = self.out_link[r * ports + out_port];
         if down.router != NO_ROUTER {
             let next = down.router as usize;
             let route = if flit.is_head() { self.route_port(next, flit.packet) } else { 0 };
-            let arrival = now + self.timing.to_next_buffer;
+            let arrival = now + queued + self.timing.to_next_buffer;
             self.push_input(next, down.first as usize + out_vc, Flit { arrival, route, ..flit });
         } else {
             let q = down.first as usize + out_vc;
-            let arrival = now + self.timing.to_eject;
+            let arrival = now + queued + self.timing.to_eject;
             let eject_depth = self.eject_depth;
             debug_assert!((self.ej_len[q] as usize) < eject_depth, "ejection queue overflow");
             let slot = wrap(self.ej_head[q] as usize + self.ej_len[q] as usize, eject_depth);

@@ -1,6 +1,6 @@
 //! Issue 15: agreement with BookSim2 under load. Every configuration of `reference/booksim2/` (BookSim2's curves
 //! with the exact configuration files that produced them, from the issue) and of `reference/booksim2-extra/`
-//! (fourteen more, tori and a ring among them, measured with BookSim2 built here) is read with `noc::booksim::read` and run at every load of its curve, as
+//! (seventeen more, tori, a ring and crossbar speedup among them, measured with BookSim2 built here) is read with `noc::booksim::read` and run at every load of its curve, as
 //! BookSim2 ran it (warm-up 5000 cycles, 8 samples of 5000, seed 7):
 //!
 //! * average network latency within 5% of BookSim2's at every load up to 90% of BookSim2's saturation throughput
@@ -87,11 +87,12 @@ fn i_8x8_transpose_1_flit_2_vcs() {
 }
 
 /// Ten more mesh configurations (4x4 to 16x16, every pattern BookSim2 and nocmsg share, 1- to 8-flit packets, 1 to
-/// 8 VCs, 2- to 16-flit buffers) and four tori and rings (BookSim2's `topology = torus` with `dim_order`: its
-/// dateline classes, 2-cycle folded-torus channels), measured with BookSim2 built here.
+/// 8 VCs, 2- to 16-flit buffers), four tori and rings (BookSim2's `topology = torus` with `dim_order`: its
+/// dateline classes, 2-cycle folded-torus channels) and three meshes with input and/or output speedup, measured
+/// with BookSim2 built here.
 #[test]
 fn configurations_beyond_the_reference() {
-    for k in 1..=14 {
+    for k in 1..=17 {
         check_in(&extra_dir(), &format!("X{k}"));
     }
 }
