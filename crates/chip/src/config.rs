@@ -96,6 +96,12 @@ pub struct NetworkSection {
     /// 4stage: route computation cycles before VC allocation, 1 or 0 (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub routing_delay_cycles: u32,
+    /// 4stage: cycles of one VC allocation (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub vc_alloc_delay_cycles: u32,
+    /// 4stage: cycles of one switch allocation (see `noc::NetworkConfig`).
+    #[serde(default = "one")]
+    pub sw_alloc_delay_cycles: u32,
     /// 4stage: switch traversal cycles (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub crossbar_delay_cycles: u32,
@@ -294,6 +300,8 @@ impl ChipConfig {
             credit_delay_cycles: self.network.credit_delay_cycles,
             routing_delay_cycles: self.network.routing_delay_cycles,
             crossbar_delay_cycles: self.network.crossbar_delay_cycles,
+            vc_alloc_delay_cycles: self.network.vc_alloc_delay_cycles,
+            sw_alloc_delay_cycles: self.network.sw_alloc_delay_cycles,
             input_speedup: self.network.input_speedup,
             output_speedup: self.network.output_speedup,
             link_latency_cycles: self.network.link_latency_cycles,

@@ -77,6 +77,13 @@ pub struct TrafficArgs {
     /// 4stage: cycles of route computation before VC allocation, 1 or 0 (BookSim2's routing_delay).
     #[arg(long, default_value_t = 1)]
     pub routing_delay: u32,
+    /// 4stage: cycles of one VC allocation; a head that loses tries again that much later (BookSim2's vc_alloc_delay).
+    #[arg(long, default_value_t = 1)]
+    pub vc_alloc_delay: u32,
+    /// 4stage: cycles of one switch allocation; a VC bids (and sends) at most once per that many cycles (BookSim2's
+    /// sw_alloc_delay).
+    #[arg(long, default_value_t = 1)]
+    pub sw_alloc_delay: u32,
     /// 4stage: cycles of switch traversal (BookSim2's st_prepare_delay + st_final_delay).
     #[arg(long, default_value_t = 1)]
     pub crossbar_delay: u32,
@@ -137,7 +144,7 @@ pub struct TrafficArgs {
 }
 
 /// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
-const BOOKSIM_SETS: [&str; 27] = [
+const BOOKSIM_SETS: [&str; 29] = [
     "mesh",
     "topology",
     "concentration",
@@ -156,6 +163,8 @@ const BOOKSIM_SETS: [&str; 27] = [
     "credit_delay",
     "routing_delay",
     "crossbar_delay",
+    "vc_alloc_delay",
+    "sw_alloc_delay",
     "input_speedup",
     "output_speedup",
     "link_latency",
@@ -221,6 +230,8 @@ impl TrafficArgs {
             credit_delay_cycles: self.credit_delay,
             routing_delay_cycles: self.routing_delay,
             crossbar_delay_cycles: self.crossbar_delay,
+            vc_alloc_delay_cycles: self.vc_alloc_delay,
+            sw_alloc_delay_cycles: self.sw_alloc_delay,
             input_speedup: self.input_speedup,
             output_speedup: self.output_speedup,
             link_latency_cycles: self.link_latency,

@@ -77,8 +77,6 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     ("output_buffer_size", "-1", "output buffers are not modelled"),
     ("link_failures", "0", "link failures are not modelled"),
     ("spec_sw_allocator", "prio", "speculative bids compete as BookSim2's default prio allocator with iSLIP makes them"),
-    ("vc_alloc_delay", "1", "VC allocation delays other than one cycle are not modelled yet"),
-    ("sw_alloc_delay", "1", "switch allocation delays other than one cycle are not modelled yet"),
     // nocmsg's `crossbar_delay_cycles` agrees with BookSim2's crossbar delay for a lone head, but BookSim2 starts a
     // flit's traversal only while no earlier one is still in a multi-cycle crossbar (its `_SwitchEvaluate` stops at
     // the first scheduled entry), so flits cross in batches; nocmsg's crossbar is pipelined (docs/noc.md).
@@ -184,6 +182,10 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             // Added to the credit channel's latency below.
             "credit_delay" => credit_delay = int(0, 999)? as u32,
             "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
+            // BookSim2's own multi-cycle allocators stop on an assertion as soon as two attempts overlap (see
+            // docs/noc.md); nocmsg models what their code intends, one attempt at a time per VC.
+            "vc_alloc_delay" => network.vc_alloc_delay_cycles = int(1, 16)? as u32,
+            "sw_alloc_delay" => network.sw_alloc_delay_cycles = int(1, 16)? as u32,
             // Checked against the router's port count with the whole configuration.
             "input_speedup" => network.input_speedup = int(1, u64::from(crate::config::MAX_CROSSBAR_PORTS))? as u32,
             "output_speedup" => network.output_speedup = int(1, u64::from(crate::config::MAX_CROSSBAR_PORTS))? as u32,
@@ -330,6 +332,9 @@ mod tests {
         assert_eq!((c.routing_delay_cycles, c.crossbar_delay_cycles), (0, 1));
         let fast = read(&format!("{F}input_speedup = 2; output_speedup = 3;")).unwrap().spec.network;
         assert_eq!((fast.input_speedup, fast.output_speedup), (2, 3));
+        let slow = read(&format!("{F}vc_alloc_delay = 2; sw_alloc_delay = 3;")).unwrap().spec.network;
+        assert_eq!((slow.vc_alloc_delay_cycles, slow.sw_alloc_delay_cycles), (2, 3));
+        assert!(read(&format!("{F}vc_alloc_delay = 2; speculative = 1;")).unwrap_err().to_string().contains("speculative"));
         assert_eq!(run.spec.pattern, Pattern::BitComplement);
         assert_eq!(run.rate, Some(0.2), "packets/node/cycle times packet_size");
         let wf = read(&format!("{F}vc_allocator = wavefront; sw_allocator = separable_input_first;")).unwrap();
@@ -349,7 +354,7 @@ mod tests {
         let err = |extra: &str| read(&format!("{F}{extra}")).unwrap_err().to_string();
         assert!(err("topology = fly;").contains("topology = fly"));
         assert!(err("routing_delay = 2;").contains("routing_delay = 2"));
-        assert!(err("vc_alloc_delay = 2;").contains("vc_alloc_delay = 2"));
+        assert!(err("vc_alloc_delay = 0;").contains("vc_alloc_delay = 0"));
         assert!(err("st_final_delay = 2;").contains("st_final_delay = 2"));
         assert!(err("input_speedup = 4;").contains("input_speedup = 4: must be between 1 and 3 (a router's 5 ports"), "{}", err("input_speedup = 4;"));
         assert!(err("traffic = randperm;").contains("randperm"));

@@ -149,6 +149,16 @@ pub struct NetworkConfig {
     /// a head reaches the front of its VC, VC allocation in the next) or 0 (VC allocation in that cycle itself, as
     /// BookSim2's `routing_delay = 0`, e.g. with lookahead routing). `1stage` needs 1 (it does everything in one cycle).
     pub routing_delay_cycles: u32,
+    /// With `4stage`, cycles one VC allocation takes (BookSim2's `vc_alloc_delay`, default 1): an attempt is decided
+    /// on the router's state in its first cycle (the output VC it grants is reserved from then on) and takes effect
+    /// after its last, when the head bids for the switch; a head makes one attempt at a time, so one that loses
+    /// tries again `vc_alloc_delay_cycles` later. Not with speculative switch allocation.
+    pub vc_alloc_delay_cycles: u32,
+    /// With `4stage`, cycles one switch allocation takes (BookSim2's `sw_alloc_delay`, default 1): a bid is decided
+    /// in its first cycle (the credit is taken then) and the winning flit leaves the input buffer in its last, as if
+    /// it had won then; a VC makes one bid at a time, so it sends at most one flit per `sw_alloc_delay_cycles` and
+    /// a VC that lost, or found no credit, bids again that many cycles later. Not with speculative switch allocation.
+    pub sw_alloc_delay_cycles: u32,
     /// With `4stage`, cycles of switch traversal from winning switch allocation to leaving the router: 1 (default)
     /// or more, as BookSim2's crossbar delay `st_prepare_delay + st_final_delay`. The credit of the flit's slot goes
     /// back when it wins, whatever the traversal takes, as in BookSim2. `1stage` needs 1.
@@ -216,6 +226,8 @@ impl Default for NetworkConfig {
             buffer_depth_flits: 8,
             credit_delay_cycles: 1,
             routing_delay_cycles: 1,
+            vc_alloc_delay_cycles: 1,
+            sw_alloc_delay_cycles: 1,
             crossbar_delay_cycles: 1,
             input_speedup: 1,
             output_speedup: 1,
@@ -258,8 +270,21 @@ impl NetworkConfig {
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
         check("routing_delay_cycles", self.routing_delay_cycles.into(), 0, 1)?;
         check("crossbar_delay_cycles", self.crossbar_delay_cycles.into(), 1, 64)?;
+        check("vc_alloc_delay_cycles", self.vc_alloc_delay_cycles.into(), 1, 16)?;
+        check("sw_alloc_delay_cycles", self.sw_alloc_delay_cycles.into(), 1, 16)?;
+        let allocation_delays = [("vc_alloc_delay_cycles", self.vc_alloc_delay_cycles), ("sw_alloc_delay_cycles", self.sw_alloc_delay_cycles)];
+        if self.speculative_switch_allocation && self.pipeline == RouterPipeline::FourStage {
+            if let Some((field, value)) = allocation_delays.iter().find(|(_, v)| *v != 1) {
+                return Err(ConfigError {
+                    field,
+                    value: value.to_string(),
+                    reason: "multi-cycle allocation is not modelled with speculative switch allocation; leave it at 1".into(),
+                });
+            }
+        }
         if self.pipeline == RouterPipeline::OneStage {
-            for (field, value) in [("routing_delay_cycles", self.routing_delay_cycles), ("crossbar_delay_cycles", self.crossbar_delay_cycles)] {
+            let delays = [("routing_delay_cycles", self.routing_delay_cycles), ("crossbar_delay_cycles", self.crossbar_delay_cycles)];
+            for (field, value) in delays.into_iter().chain(allocation_delays) {
                 if value != 1 {
                     return Err(ConfigError {
                         field,
@@ -311,13 +336,14 @@ impl NetworkConfig {
     }
 
     /// Cycles a head flit spends in a router at zero load, switch traversal included: with `4stage`, route
-    /// computation (`routing_delay_cycles`), VC allocation and switch allocation (one cycle each, or one together
-    /// with speculative switch allocation) and traversal (`crossbar_delay_cycles`): 4 by default; 1 with `1stage`.
+    /// computation (`routing_delay_cycles`), VC allocation and switch allocation (`vc_alloc_delay_cycles` and
+    /// `sw_alloc_delay_cycles`, or one cycle together with speculative switch allocation) and traversal
+    /// (`crossbar_delay_cycles`): 4 by default; 1 with `1stage`.
     pub fn router_stages(&self) -> u64 {
         match self.pipeline {
             RouterPipeline::OneStage => 1,
             RouterPipeline::FourStage => {
-                let allocation = if self.speculative_switch_allocation { 1 } else { 2 };
+                let allocation = if self.speculative_switch_allocation { 1 } else { u64::from(self.vc_alloc_delay_cycles + self.sw_alloc_delay_cycles) };
                 u64::from(self.routing_delay_cycles) + allocation + u64::from(self.crossbar_delay_cycles)
             }
         }
@@ -333,15 +359,16 @@ impl NetworkConfig {
     /// is in the destination's ejection queue, when it crosses `routers` routers (`hops + 1`).
     ///
     /// Injection channel `injection_channel_cycles` (2 by default); each router [`Self::router_stages`] cycles; each
-    /// link `link_latency_cycles`; ejection channel 1 cycle; the tail trails the head by `packet_flits - 1` cycles,
-    /// plus one cycle per router where a head bids for the switch sooner after arriving than a body flit may (only
+    /// link `link_latency_cycles`; ejection channel 1 cycle; the tail trails the head by `packet_flits - 1` switch
+    /// allocations (`sw_alloc_delay_cycles` each, one VC sends one flit per allocation), plus one cycle per router where a head bids for the switch sooner after arriving than a body flit may (only
     /// `4stage` with `routing_delay_cycles = 0`, speculative switch allocation and body flits bidding the cycle after
     /// they arrive: the head gains a cycle on its body at every router).
     pub fn zero_load_latency(&self, routers: u64, packet_flits: u64) -> u64 {
         let links = routers - 1;
         let timing = crate::network::Timing::of(self);
         let lag = if packet_flits > 1 { routers * timing.body_gap.saturating_sub(timing.head_gap) } else { 0 };
-        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + (packet_flits - 1) + lag
+        let serialisation = (packet_flits - 1) * timing.sa_attempt;
+        u64::from(self.injection_channel_cycles) + routers * self.router_stages() + links * u64::from(self.link_latency_cycles) + 1 + serialisation + lag
     }
 }
 

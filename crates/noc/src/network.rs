@@ -87,9 +87,11 @@ pub(crate) enum VcState {
     /// No packet owns the VC; a head flit at the front starts route computation (its route, which it brought
     /// along, is copied to `out_port` when it reaches the front).
     Idle,
-    /// Route computed, waiting for VC allocation (again every cycle after a loss).
+    /// Route computed, waiting for VC allocation (again from `ready_at` after a loss: every cycle, or every
+    /// `vc_alloc_delay_cycles`).
     Routed,
-    /// Holds `out_port`/`out_vc` until its tail leaves; flits compete for the switch from `ready_at`.
+    /// Holds `out_port`/`out_vc` until its tail leaves; flits compete for the switch from `ready_at` (the VC's
+    /// next switch bid: after its VC allocation, after its last bid with `sw_alloc_delay_cycles`).
     Active,
 }
 
@@ -224,6 +226,11 @@ pub(crate) struct Timing {
     pub va_gap: u64,
     /// Cycles from a head reaching the front of an idle VC (route computation) to its switch bid.
     pub head_gap: u64,
+    /// Cycles one VC allocation attempt takes (`vc_alloc_delay_cycles`; a loser tries again this much later).
+    pub va_attempt: u64,
+    /// Cycles one switch allocation bid takes (`sw_alloc_delay_cycles`): a winner leaves the buffer in the bid's
+    /// last cycle, and a VC bids again this much later.
+    pub sa_attempt: u64,
     /// The longest a flit may wait in an output queue (only with `output_speedup`): the queue holds no more flits
     /// than the downstream buffers have credits.
     pub queue_wait: u64,
@@ -236,7 +243,8 @@ impl Timing {
             crate::config::RouterPipeline::OneStage => 0,
             crate::config::RouterPipeline::FourStage => 1,
         };
-        let va_gap = if cfg.speculative_switch_allocation { 0 } else { stage_gap };
+        let va_attempt = u64::from(cfg.vc_alloc_delay_cycles);
+        let va_gap = if cfg.speculative_switch_allocation { 0 } else { stage_gap * va_attempt };
         Timing {
             stage_gap,
             traversal: cfg.traversal_cycles(),
@@ -247,6 +255,8 @@ impl Timing {
             body_gap: if cfg.body_bids_on_arrival { 0 } else { stage_gap },
             va_gap,
             head_gap: stage_gap * u64::from(cfg.routing_delay_cycles) + va_gap,
+            va_attempt,
+            sa_attempt: u64::from(cfg.sw_alloc_delay_cycles),
             queue_wait: if cfg.output_speedup > 1 {
                 u64::from(cfg.vcs) * u64::from(cfg.buffer_depth_flits.max(cfg.eject_queue_flits))
             } else {
@@ -256,12 +266,15 @@ impl Timing {
     }
 
     /// Cycles ahead that a router or node may be filed in a calendar: nothing is filed further ahead than a flit's
-    /// trip to the next buffer (with its wait in an output queue) or from its injection plus a head's wait for its
-    /// switch bid (`head_gap`, at most two stage gaps, and no more than `stage_gap + traversal`), or a credit's
-    /// return (`stage_gap + credit_delay`).
+    /// trip to the next buffer (from the last cycle of its switch bid, with its wait in an output queue) or from
+    /// its injection plus a head's wait for its switch bid (`head_gap`; the span takes at least `stage_gap +
+    /// traversal` and `2 * stage_gap` for it, which the default router's `head_gap` of 2 never exceeds), or a
+    /// credit's return (`stage_gap + credit_delay` after the bid's last cycle, rounded up to the VC's next bid), or
+    /// a retried allocation (`va_attempt`, `sa_attempt`).
     fn calendar_span(&self) -> u64 {
-        debug_assert!(self.head_gap <= 2 * self.stage_gap && self.head_gap <= self.stage_gap + self.traversal);
-        (self.to_next_buffer + self.queue_wait + self.stage_gap + self.traversal + self.credit_delay).max(self.inject + 2 * self.stage_gap)
+        let bid = self.sa_attempt - 1;
+        let flit = self.to_next_buffer + bid + self.queue_wait + self.head_gap.max(self.stage_gap + self.traversal) + self.credit_delay + bid;
+        flit.max(self.inject + self.head_gap.max(2 * self.stage_gap)).max(self.va_attempt).max(self.sa_attempt)
     }
 }
 
@@ -362,7 +375,18 @@ pub(crate) fn flit_due(vc: &InputVc, flit: &Flit, head_gap: u64, body_gap: u64) 
         VcState::Idle => flit.arrival.max(vc.ready_at) + head_gap,
         VcState::Routed => vc.ready_at,
         VcState::Active if flit.is_head() => vc.ready_at,
-        VcState::Active => flit.arrival + body_gap,
+        VcState::Active => (flit.arrival + body_gap).max(vc.ready_at),
+    }
+}
+
+/// The first cycle at or after `at` at which a VC whose next switch bid is at `ready_at` bids, bidding every
+/// `attempt` cycles.
+#[inline(always)]
+pub(crate) fn next_bid(ready_at: u64, at: u64, attempt: u64) -> u64 {
+    if at <= ready_at {
+        ready_at
+    } else {
+        ready_at + (at - ready_at).div_ceil(attempt) * attempt
     }
 }
 
@@ -542,6 +566,8 @@ impl Network {
             && !cfg.wait_for_tail_credit
             && cfg.input_speedup == 1
             && cfg.output_speedup == 1
+            && cfg.vc_alloc_delay_cycles == 1
+            && cfg.sw_alloc_delay_cycles == 1
             && cfg.vc_allocator.row().one_vc_round_robin
             && cfg.sw_allocator.row().one_vc_round_robin;
         let xbar = Crossbar::new(ports, vcs, cfg.input_speedup as usize, cfg.output_speedup as usize);
@@ -862,6 +888,9 @@ impl Network {
         if owner != NO_OWNER {
             let vc = &mut self.ivc[r * vcs_per_router + owner as usize];
             if vc.waiting_credit && at < vc.due_at {
+                // It bids again at its first bid cycle (`ready_at`, then every `sa_attempt`) from the landing on.
+                let attempt = self.timing.sa_attempt;
+                let at = if attempt == 1 { at } else { next_bid(vc.ready_at, at, attempt) };
                 vc.due_at = at;
                 self.wake(r, at);
             }

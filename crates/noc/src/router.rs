@@ -34,6 +34,20 @@
 //! ([`Network::allocate_one_vc`]). Route computation needs no lookup here: a head flit carries its route for
 //! the router holding it, looked up when it was sent there.
 //!
+//! Multi-cycle allocation (`vc_alloc_delay_cycles` D, `sw_alloc_delay_cycles` S) keeps that scheme. A VC
+//! allocation attempt of cycle `t` is decided on the state of `t` and evaluated in the visit of `t + D` (`va_gap`),
+//! where the head it grants bids; the argument above holds for D cycles as for one, since every later event is
+//! stamped later and allocations are evaluated in the order of their cycles (an output VC granted in `t` is
+//! reserved from `t`: no allocation of a later cycle is evaluated before it). A loser tries again at `t + D`. A
+//! switch bid is decided in the visit of its first cycle, the credit taken then, and the winner's flit leaves in
+//! the bid's last cycle (`traverse` stamps everything from `now + S - 1`); the VC's next bid, after a win, a loss
+//! or a missing credit, is S cycles later (`ready_at`, which debug clocking reads too).
+//!
+//! Crossbar speedup maps a router's ports onto more crossbar ports (see [`crate::sw_alloc::Crossbar`]); the
+//! switch allocators match crossbar ports, and with output speedup `traverse` queues the flits that enter one
+//! output in one cycle, one per cycle onto its channel (`out_queue_free`). The one-VC path is taken only without
+//! delays and speedup.
+//!
 //! Adaptive routing and torus datelines (`route_choice`) go through [`Network::allocate`], or for a lone due VC
 //! [`Network::step_single_vc`], never the one-VC path: a route may name two candidate ports, and a head may be
 //! limited to a class of VCs. Each cycle a head requests VC allocation,
@@ -170,7 +184,7 @@ impl Network {
             let (o, kind) = if !ONE_VC && self.route_choice {
                 let route = vc.front.route;
                 let Some(choice) = self.choose_output(r, local, route, now - va_gap) else {
-                    self.ivc[i].due_at = now + 1;
+                    self.retry_vc_allocation(i, now);
                     return;
                 };
                 self.ivc[i].out_port = choice.0 as u8;
@@ -186,9 +200,8 @@ impl Network {
             } else {
                 self.free_out_vcs(ob, o, now - va_gap)
             };
-            let vc = &mut self.ivc[i];
             if free == 0 {
-                vc.due_at = now + 1;
+                self.retry_vc_allocation(i, now);
                 return;
             }
             let ov = if ONE_VC {
@@ -351,7 +364,7 @@ impl Network {
             let local = choosing.trailing_zeros() as usize;
             choosing &= choosing - 1;
             let Some((o, kind)) = self.choose_output(r, local, self.ivc[base + local].front.route, now - gap) else {
-                self.ivc[base + local].due_at = now + 1;
+                self.retry_vc_allocation(base + local, now);
                 continue;
             };
             // The route stays in the head flit for the next try; a speculative bid goes to the port chosen.
@@ -407,11 +420,11 @@ impl Network {
                         }
                     }
                 }
-                // Lost VC allocation: try again next cycle.
+                // Lost VC allocation: try again with the next attempt.
                 while pending != 0 {
                     let l = pending.trailing_zeros() as usize;
                     pending &= pending - 1;
-                    self.ivc[base + l].due_at = now + 1;
+                    self.retry_vc_allocation(base + l, now);
                 }
             }
         }
@@ -430,11 +443,28 @@ impl Network {
                     bids &= !(1 << l);
                 }
             }
+            // Lost bids go again with the VC's next bid.
             while bids != 0 {
                 let l = bids.trailing_zeros() as usize;
                 bids &= bids - 1;
-                self.ivc[base + l].due_at = now + 1;
+                let vc = &mut self.ivc[base + l];
+                vc.ready_at = now + self.timing.sa_attempt;
+                vc.due_at = vc.ready_at;
             }
+        }
+    }
+
+    /// Input VC `i` lost the VC allocation of its attempt in progress (or had no VC to ask for): it tries again with
+    /// its next attempt, `vc_alloc_delay_cycles` after this one began (the visit `now` evaluates the attempt of
+    /// `now - va_gap`).
+    #[inline(always)]
+    fn retry_vc_allocation(&mut self, i: usize, now: u64) {
+        let attempt = self.timing.va_attempt;
+        let vc = &mut self.ivc[i];
+        vc.due_at = now + attempt;
+        // With one-cycle attempts a routed VC is due every cycle, whatever `ready_at` says.
+        if attempt > 1 {
+            vc.ready_at = vc.due_at;
         }
     }
 
@@ -614,14 +644,17 @@ impl Network {
         }
     }
 
-    /// What the VC allocation of the last simulated cycle decides but the routers apply only in their next visits
-    /// (nothing with `1stage`, which allocates in the cycle itself). Reports taken between steps apply it, so they
+    /// What the VC allocation the routers' next visits evaluate decides (that of the last simulated cycle, or of
+    /// `vc_alloc_delay_cycles` cycles before the next; nothing with `1stage`, which allocates in the cycle itself). Reports taken between steps apply it, so they
     /// describe the state as if each allocation had run in its own cycle.
     pub(crate) fn pending_allocation(&self) -> PendingAllocation {
         let mut out = PendingAllocation::default();
-        if self.timing.va_gap == 0 || self.now == 0 {
+        let gap = self.timing.va_gap;
+        if gap == 0 || self.now < gap {
             return out;
         }
+        // The next visits evaluate the VC allocation of cycle `now - va_gap`.
+        let cycle = self.now - gap;
         let (ports, vcs) = (self.ports, self.vcs);
         let n = ports * vcs;
         for r in 0..self.routers {
@@ -631,7 +664,7 @@ impl Network {
             for l in 0..n {
                 let vc = self.ivc[base + l];
                 if vc.len > 0 && vc.state != VcState::Active && self.front_due(base + l) <= self.now {
-                    let choice = if self.route_choice { self.choose_output(r, l, vc.front.route, self.now - 1) } else { Some((vc.out_port as usize, 0)) };
+                    let choice = if self.route_choice { self.choose_output(r, l, vc.front.route, cycle) } else { Some((vc.out_port as usize, 0)) };
                     let mut routed = InputVc { state: VcState::Routed, ..vc };
                     if let Some((o, kind)) = choice {
                         va_req[o][kind] |= 1 << l;
@@ -650,7 +683,7 @@ impl Network {
                 let mut grant = [0u8; MAX_VCS as usize];
                 grant[..vcs].copy_from_slice(&self.va_grant_ptr[ob..ob + vcs]);
                 for (kind, &requests) in kinds.iter().enumerate() {
-                    let free = self.free_of_kind(ob, o, self.now - 1, kind);
+                    let free = self.free_of_kind(ob, o, cycle, kind);
                     if requests == 0 || free == 0 {
                         continue;
                     }
@@ -687,12 +720,17 @@ impl Network {
     fn bid_or_wait_for_credit(&mut self, i: usize, o: usize, now: u64, sa_req: &mut u64, local: usize) {
         let has = self.has_credit(o, now);
         let wait = if has { 0 } else { self.next_credit(o) };
+        let attempt = self.timing.sa_attempt;
         let vc = &mut self.ivc[i];
         vc.waiting_credit = !has;
         if has {
             *sa_req |= 1 << local;
-        } else {
+        } else if attempt == 1 {
             vc.due_at = wait;
+        } else {
+            // The bid found no credit: the VC bids again with its first bid after one has landed.
+            vc.ready_at = now + attempt;
+            vc.due_at = if wait == u64::MAX { wait } else { crate::network::next_bid(vc.ready_at, wait, attempt) };
         }
     }
 
@@ -708,8 +746,12 @@ impl Network {
     }
 
     /// Moves the front flit of input VC (`p`, `v`) of router `r` through the switch onto its output channel.
+    /// With `sw_alloc_delay_cycles` the flit leaves in the bid's last cycle: `now` is the bid's first.
     #[inline(always)]
     fn traverse<const ONE_VC: bool, const FIVE_PORTS: bool>(&mut self, r: usize, p: usize, v: usize, now: u64) {
+        let bid = now;
+        // The one-VC path runs without allocation delays and speedup.
+        let now = if ONE_VC { now } else { now + self.timing.sa_attempt - 1 };
         let ports = if FIVE_PORTS { 5 } else { self.ports };
         let vcs = if ONE_VC { 1 } else { self.vcs };
         let (mask, n_ivc) = (self.buf_mask, self.ivc.len());
@@ -720,10 +762,13 @@ impl Network {
         vc.len -= 1;
         let (out_port, out_vc) = (vc.out_port as usize, vc.out_vc as usize);
         let tail = flit.is_tail();
+        // The VC bids again (which matters with multi-cycle switch allocation), or the next packet's head may start
+        // route computation, from the next cycle.
+        if tail || !ONE_VC {
+            vc.ready_at = now + 1;
+        }
         if tail {
             vc.state = VcState::Idle;
-            // The next packet's head may start route computation from the next cycle.
-            vc.ready_at = now + 1;
         }
         // The flit now at the front acts from the next cycle at the earliest.
         vc.due_at = if vc.len == 0 {
@@ -756,9 +801,9 @@ impl Network {
         }
 
         self.links.flits[r * ports + out_port] += 1;
-        self.last_progress = now;
+        self.last_progress = bid;
         // With output speedup, several flits may enter an output in one cycle; its queue sends one per cycle.
-        let queued = if self.out_queue_free.is_empty() {
+        let queued = if ONE_VC || self.out_queue_free.is_empty() {
             0
         } else {
             let free = &mut self.out_queue_free[r * ports + out_port];
@@ -886,6 +931,9 @@ mod tests {
             mesh(Routing::OddEven, 2, VcAllocator::RoundRobin),
             NetworkConfig { topology: Topology::Torus, ..mesh(Routing::Xy, 4, VcAllocator::OutputFirst) },
             NetworkConfig { topology: Topology::Ring, height: 1, width: 6, ..mesh(Routing::Yx, 3, VcAllocator::Islip) },
+            // Multi-cycle allocation: the next visits evaluate the attempts of two cycles before.
+            NetworkConfig { vc_alloc_delay_cycles: 2, sw_alloc_delay_cycles: 3, ..mesh(Routing::Xy, 2, VcAllocator::Islip) },
+            NetworkConfig { vc_alloc_delay_cycles: 3, ..mesh(Routing::MinAdaptive, 3, VcAllocator::RoundRobin) },
         ];
         for cfg in cases {
             let mut net = Network::new(cfg.clone()).unwrap();
@@ -916,6 +964,37 @@ mod tests {
                 }
             }
             assert!(granted > 100, "{cfg:?}: {granted}");
+        }
+    }
+
+    /// Cycles between the ejections of two one-flit packets that reach the middle router of a 3x1 mesh (1 VC) in
+    /// the same cycle from both sides and compete for the one ejection VC, with VC and switch allocation of
+    /// `va` and `sa` cycles; the same with debug clocking.
+    fn contended_ejection_gap(va: u32, sa: u32) -> u64 {
+        let cfg = NetworkConfig { width: 3, height: 1, vc_alloc_delay_cycles: va, sw_alloc_delay_cycles: sa, ..NetworkConfig::default() };
+        let mut gaps = Vec::new();
+        for visit_all in [false, true] {
+            let mut net = Network::new(cfg.clone()).unwrap();
+            net.set_visit_all(visit_all);
+            net.enqueue(NodeId(0), NodeId(1), 1, 0, 0);
+            net.enqueue(NodeId(2), NodeId(1), 1, 0, 0);
+            net.run_until(Cycle(200)).unwrap();
+            let ejected: Vec<u64> = net.take_delivered().map(|d| d.ejected.0).collect();
+            assert_eq!(ejected.len(), 2);
+            gaps.push(ejected[0].abs_diff(ejected[1]));
+        }
+        assert_eq!(gaps[0], gaps[1], "debug clocking");
+        gaps[0]
+    }
+
+    #[test]
+    fn a_head_that_loses_vc_allocation_tries_again_an_attempt_later() {
+        // Both heads ask for the ejection VC in cycle a; one wins, bids from a + D and its flit leaves in
+        // a + D + S - 1, so the VC is free again from a + D + S. The loser tries at a + D, a + 2D, ..., wins the
+        // first attempt at or after a + D + S (k = 1 + ceil(S / D) attempts after a) and leaves k * D cycles after
+        // the winner.
+        for (va, sa, gap) in [(1, 1, 2), (2, 1, 4), (3, 1, 6), (1, 2, 3), (2, 3, 6), (3, 2, 6)] {
+            assert_eq!(contended_ejection_gap(va, sa), gap, "vc_alloc_delay {va}, sw_alloc_delay {sa}");
         }
     }
 

@@ -22,6 +22,9 @@ use crate::network::{wrap, InputVc};
 
 /// Crossbar ports per side at most.
 pub(crate) const MAX_XBAR: usize = MAX_CROSSBAR_PORTS as usize;
+/// Crossbar ports per side of a router without speedup at most: the allocators' scratch arrays are this long then
+/// (each allocator is compiled for both sizes; the larger arrays cost 4% of a multi-VC simulation's instructions).
+pub(crate) const SMALL_XBAR: usize = 8;
 
 /// How a router's ports map onto its crossbar, fixed per network.
 #[derive(Clone, Debug)]
@@ -189,22 +192,23 @@ pub(crate) fn preferred(bits: u64, speculative: u64) -> u64 {
 /// (`islip`, `wavefront`): each crossbar input asks for every crossbar output one of its VCs bids for, and per
 /// (input, output) pair the VC that would cross is the one at or after the input's VC pointer (non-speculative ones
 /// first), as BookSim2 keeps one label per pair.
-pub(crate) struct PortRequests {
+/// `N` is the allocator's scratch size, at least the crossbar's ports per side.
+pub(crate) struct PortRequests<const N: usize> {
     /// Per (crossbar input, crossbar output): the VC of the input that asks for the output.
-    pub label: [[u8; MAX_XBAR]; MAX_XBAR],
+    pub label: [[u8; N]; N],
     /// Per crossbar input: the crossbar outputs it asks for.
-    pub in_req: [u64; MAX_XBAR],
+    pub in_req: [u64; N],
     /// Per crossbar output: the crossbar inputs asking for it.
-    pub out_req: [u64; MAX_XBAR],
+    pub out_req: [u64; N],
     /// The crossbar outputs anyone asks for.
     pub out_ports: u64,
 }
 
 #[inline(always)]
-pub(crate) fn port_requests(requests: u64, st: &SwRouter<'_>) -> PortRequests {
+pub(crate) fn port_requests<const N: usize>(requests: u64, st: &SwRouter<'_>) -> PortRequests<N> {
     let (vcs, xbar) = (st.vcs, st.xbar);
     let vc_mask = (1u64 << vcs) - 1;
-    let mut r = PortRequests { label: [[0u8; MAX_XBAR]; MAX_XBAR], in_req: [0; MAX_XBAR], out_req: [0; MAX_XBAR], out_ports: 0 };
+    let mut r = PortRequests { label: [[0u8; N]; N], in_req: [0; N], out_req: [0; N], out_ports: 0 };
     let mut req = requests;
     while req != 0 {
         let l = req.trailing_zeros() as usize;
@@ -234,11 +238,20 @@ pub(crate) fn port_requests(requests: u64, st: &SwRouter<'_>) -> PortRequests {
 /// function pointer cost up to 8% of a multi-VC simulation); being exhaustive, it cannot miss a new variant.
 #[inline(always)]
 pub(crate) fn allocate(choice: SwAllocator, requests: u64, st: SwRouter<'_>) -> SwWinners {
-    match choice {
-        SwAllocator::InputFirst => input_first::allocate(requests, st),
-        SwAllocator::Islip => islip::allocate(requests, st),
-        SwAllocator::OutputFirst => output_first::allocate(requests, st),
-        SwAllocator::Wavefront => wavefront::allocate(requests, st),
+    if st.xbar.inputs <= SMALL_XBAR && st.xbar.outputs <= SMALL_XBAR {
+        match choice {
+            SwAllocator::InputFirst => input_first::allocate::<SMALL_XBAR>(requests, st),
+            SwAllocator::Islip => islip::allocate::<SMALL_XBAR>(requests, st),
+            SwAllocator::OutputFirst => output_first::allocate::<SMALL_XBAR>(requests, st),
+            SwAllocator::Wavefront => wavefront::allocate::<SMALL_XBAR>(requests, st),
+        }
+    } else {
+        match choice {
+            SwAllocator::InputFirst => input_first::allocate::<MAX_XBAR>(requests, st),
+            SwAllocator::Islip => islip::allocate::<MAX_XBAR>(requests, st),
+            SwAllocator::OutputFirst => output_first::allocate::<MAX_XBAR>(requests, st),
+            SwAllocator::Wavefront => wavefront::allocate::<MAX_XBAR>(requests, st),
+        }
     }
 }
 

@@ -52,6 +52,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 // 4stage: route computation of 1 or 0 cycles, a crossbar of 1 to 3.
                 routing_delay_cycles: if four { (raw.len() % 3 != 0) as u32 } else { 1 },
                 crossbar_delay_cycles: if four { 1 + (raw.len() / 3 % 3) as u32 } else { 1 },
+                // 4stage without speculation: VC and switch allocation of 1 to 3 cycles.
+                vc_alloc_delay_cycles: if four && !speculative { 1 + (raw.len() / 13 % 3) as u32 } else { 1 },
+                sw_alloc_delay_cycles: if four && !speculative { 1 + (raw.len() / 17 % 3) as u32 } else { 1 },
                 // Crossbar speedup of 1 or 2 on either side (at most 6 ports here, so within 16 crossbar ports).
                 input_speedup: 1 + (raw.len() / 7 % 2) as u32,
                 output_speedup: 1 + (raw.len() / 11 % 2) as u32,

@@ -97,6 +97,32 @@ fn tori_rings_and_adaptive_routing_match_the_analytic_latency_with_minimal_hops(
     }
 }
 
+/// Multi-cycle VC and switch allocation lengthen every router by their extra cycles, and a VC sends one flit per
+/// switch allocation, so a packet's tail trails its head by `sw_alloc_delay_cycles` per flit; crossbar speedup
+/// changes nothing for a lone packet.
+#[test]
+fn allocation_delays_and_speedup_match_the_analytic_latency() {
+    for (va, sa, routing_delay, vcs) in [(2, 1, 1, 1), (1, 2, 1, 2), (3, 2, 0, 2), (2, 3, 1, 1)] {
+        for (input_speedup, output_speedup) in [(1, 1), (2, 3)] {
+            let cfg = NetworkConfig {
+                width: 4,
+                height: 3,
+                vcs,
+                vc_alloc_delay_cycles: va,
+                sw_alloc_delay_cycles: sa,
+                routing_delay_cycles: routing_delay,
+                input_speedup,
+                output_speedup,
+                ..Default::default()
+            };
+            check_every_pair(&cfg);
+        }
+    }
+    let slow = NetworkConfig { vc_alloc_delay_cycles: 2, sw_alloc_delay_cycles: 3, ..Default::default() };
+    // Per router 1 + 2 + 3 + 1 = 7 cycles; a 4-flit packet's tail 3 * 3 cycles behind its head.
+    assert_eq!(slow.zero_load_latency(3, 4), 2 + 3 * 7 + 2 + 1 + 9);
+}
+
 #[test]
 fn eight_by_eight_uniform_average_is_33_25_cycles_for_4stage() {
     // 8x8, uniform including self: mean hops 2 * 63/24 = 5.25, so 6.25 routers: 2 + 6.25*4 + 5.25 + 1 = 33.25

@@ -4,17 +4,17 @@
 //! pointer; pointers move past granted choices only. An input whose chosen VC loses at its output sends nothing
 //! that cycle.
 
-use super::{SwRouter, SwWinners, MAX_XBAR};
+use super::{SwRouter, SwWinners};
 use crate::network::wrap;
 use crate::router::round_robin_pick;
 
 #[inline(always)]
-pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
+pub(crate) fn allocate<const N: usize>(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (vcs, xbar) = (st.vcs, st.xbar);
     let vc_mask = (1u64 << vcs) - 1;
     // Input stage: one VC per crossbar input.
-    let mut chosen = [0u8; MAX_XBAR];
-    let mut out_req = [0u64; MAX_XBAR];
+    let mut chosen = [0u8; N];
+    let mut out_req = [0u64; N];
     let mut out_ports = 0u32;
     let mut req = requests;
     while req != 0 {

@@ -6,20 +6,20 @@
 //! matches only (further iterations match what is still unmatched, without moving pointers; the input's VC pointer
 //! moves past every winner). An input whose first choice is contended can still send on another output.
 
-use super::{SwRouter, SwWinners, MAX_XBAR};
+use super::{SwRouter, SwWinners};
 use crate::network::wrap;
 use crate::router::round_robin_pick;
 
 #[inline]
-pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
+pub(crate) fn allocate<const N: usize>(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (vcs, xbar) = (st.vcs, st.xbar);
-    let super::PortRequests { label, out_req, out_ports, .. } = super::port_requests(requests, &st);
+    let super::PortRequests { label, out_req, out_ports, .. } = super::port_requests::<N>(requests, &st);
     // Grant: each output takes the requesting input at or after its pointer; accept: each granted input takes the
     // granting output at or after its pointer; the pointers move past the first iteration's matches only.
     let mut out = SwWinners::default();
     let (mut free_in, mut free_out) = (u64::MAX, out_ports);
     for iteration in 0..st.iterations {
-        let mut grants = [0u64; MAX_XBAR];
+        let mut grants = [0u64; N];
         let mut granted = 0u64;
         let mut outs = free_out;
         while outs != 0 {

@@ -8,6 +8,6 @@
 use super::{SwRouter, SwWinners};
 
 #[inline]
-pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
-    super::islip::allocate(requests, SwRouter { iterations: 1, ..st })
+pub(crate) fn allocate<const N: usize>(requests: u64, st: SwRouter<'_>) -> SwWinners {
+    super::islip::allocate::<N>(requests, SwRouter { iterations: 1, ..st })
 }

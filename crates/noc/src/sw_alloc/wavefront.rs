@@ -9,10 +9,12 @@
 use super::{SwRouter, SwWinners};
 use crate::network::wrap;
 
+// `y` walks the crossbar outputs and indexes the request bits and the labels of an input that depends on it.
+#[allow(clippy::needless_range_loop)]
 #[inline]
-pub(crate) fn allocate(requests: u64, st: SwRouter<'_>) -> SwWinners {
+pub(crate) fn allocate<const N: usize>(requests: u64, st: SwRouter<'_>) -> SwWinners {
     let (vcs, xbar) = (st.vcs, st.xbar);
-    let super::PortRequests { label, in_req, .. } = super::port_requests(requests, &st);
+    let super::PortRequests { label, in_req, .. } = super::port_requests::<N>(requests, &st);
     let side = xbar.inputs.max(xbar.outputs);
     let pri = usize::from(*st.wavefront_pri);
     let mut out = SwWinners::default();
