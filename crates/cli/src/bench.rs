@@ -211,7 +211,7 @@ fn noc_speed(csv_path: &std::path::Path, measure: u64, runs: u32) -> Result<()> 
                 bail!("benchmark point {mesh} @ {rate} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
             }
             let r: PointResult = serde_json::from_slice(&out.stdout).context("benchmark point printed no result")?;
-            if best.as_ref().is_none_or(|b| r.node_cycles_per_second > b.node_cycles_per_second) {
+            if best.as_ref().map_or(true, |b| r.node_cycles_per_second > b.node_cycles_per_second) {
                 best = Some(r);
             }
         }

@@ -74,7 +74,7 @@ pub struct TrafficArgs {
     pub wait_for_tail_credit: bool,
     #[arg(long, default_value_t = 1)]
     pub credit_delay: u32,
-    /// 4stage: cycles of route computation before VC allocation, 1 or 0 (BookSim2's routing_delay).
+    /// 4stage: cycles of route computation before VC allocation, 0 to 16 (BookSim2's routing_delay; 0 and 1 as there).
     #[arg(long, default_value_t = 1)]
     pub routing_delay: u32,
     /// 4stage: cycles of one VC allocation; a head that loses tries again that much later (BookSim2's vc_alloc_delay).

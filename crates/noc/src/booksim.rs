@@ -181,7 +181,14 @@ pub fn read(text: &str) -> Result<BookSimRun, BookSimError> {
             "wait_for_tail_credit" => network.wait_for_tail_credit = int(0, 1)? == 1,
             // Added to the credit channel's latency below.
             "credit_delay" => credit_delay = int(0, 999)? as u32,
-            "routing_delay" => network.routing_delay_cycles = int(0, 1)? as u32,
+            // BookSim2 runs route computations of more than one cycle in batches (see docs/noc.md); nocmsg's is
+            // pipelined.
+            "routing_delay" => {
+                if value.parse::<u64>().is_ok_and(|d| d > 1) {
+                    return Err(bad("BookSim2 runs route computations of more than one cycle in batches (a route computation starts only when none is in progress), nocmsg's route computation is pipelined; only 0 and 1 mean the same in both".into()));
+                }
+                network.routing_delay_cycles = int(0, 1)? as u32;
+            }
             // BookSim2's own multi-cycle allocators stop on an assertion as soon as two attempts overlap (see
             // docs/noc.md); nocmsg models what their code intends, one attempt at a time per VC.
             "vc_alloc_delay" => network.vc_alloc_delay_cycles = int(1, 16)? as u32,

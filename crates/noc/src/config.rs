@@ -146,8 +146,9 @@ pub struct NetworkConfig {
     /// Cycles between a flit leaving an input buffer and the upstream sender being able to use the freed slot.
     pub credit_delay_cycles: u32,
     /// With `4stage`, cycles of route computation before VC allocation: 1 (default; route computation in the cycle
-    /// a head reaches the front of its VC, VC allocation in the next) or 0 (VC allocation in that cycle itself, as
-    /// BookSim2's `routing_delay = 0`, e.g. with lookahead routing). `1stage` needs 1 (it does everything in one cycle).
+    /// a head reaches the front of its VC, VC allocation in the next), 0 (VC allocation in that cycle itself, as
+    /// BookSim2's `routing_delay = 0`, e.g. with lookahead routing) or more (a pipelined route computation unit, up
+    /// to 16). `1stage` needs 1 (it does everything in one cycle).
     pub routing_delay_cycles: u32,
     /// With `4stage`, cycles one VC allocation takes (BookSim2's `vc_alloc_delay`, default 1): an attempt is decided
     /// on the router's state in its first cycle (the output VC it grants is reserved from then on) and takes effect
@@ -268,7 +269,7 @@ impl NetworkConfig {
         check("buffer_depth_flits", self.buffer_depth_flits.into(), 1, MAX_BUFFER_DEPTH_FLITS.into())?;
         check("credit_delay_cycles", self.credit_delay_cycles.into(), 1, 1_000)?;
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
-        check("routing_delay_cycles", self.routing_delay_cycles.into(), 0, 1)?;
+        check("routing_delay_cycles", self.routing_delay_cycles.into(), 0, 16)?;
         check("crossbar_delay_cycles", self.crossbar_delay_cycles.into(), 1, 64)?;
         check("vc_alloc_delay_cycles", self.vc_alloc_delay_cycles.into(), 1, 16)?;
         check("sw_alloc_delay_cycles", self.sw_alloc_delay_cycles.into(), 1, 16)?;
@@ -391,7 +392,7 @@ mod tests {
         assert_eq!(cfg.validate().unwrap_err().field, "vcs");
         let cfg = NetworkConfig { credit_delay_cycles: 0, ..Default::default() };
         assert_eq!(cfg.validate().unwrap_err().field, "credit_delay_cycles");
-        let cfg = NetworkConfig { routing_delay_cycles: 2, ..Default::default() };
+        let cfg = NetworkConfig { routing_delay_cycles: 17, ..Default::default() };
         assert_eq!(cfg.validate().unwrap_err().field, "routing_delay_cycles");
         let cfg = NetworkConfig { pipeline: RouterPipeline::OneStage, crossbar_delay_cycles: 2, ..Default::default() };
         let err = cfg.validate().unwrap_err();

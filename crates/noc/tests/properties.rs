@@ -49,8 +49,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 buffer_depth_flits: depth,
                 eject_queue_flits: eject,
                 credit_delay_cycles: credit,
-                // 4stage: route computation of 1 or 0 cycles, a crossbar of 1 to 3.
-                routing_delay_cycles: if four { (raw.len() % 3 != 0) as u32 } else { 1 },
+                // 4stage: route computation of 0 to 2 cycles, a crossbar of 1 to 3.
+                routing_delay_cycles: if four { (raw.len() % 3) as u32 } else { 1 },
                 crossbar_delay_cycles: if four { 1 + (raw.len() / 3 % 3) as u32 } else { 1 },
                 // 4stage without speculation: VC and switch allocation of 1 to 3 cycles.
                 vc_alloc_delay_cycles: if four && !speculative { 1 + (raw.len() / 13 % 3) as u32 } else { 1 },

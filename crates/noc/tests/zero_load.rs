@@ -97,12 +97,12 @@ fn tori_rings_and_adaptive_routing_match_the_analytic_latency_with_minimal_hops(
     }
 }
 
-/// Multi-cycle VC and switch allocation lengthen every router by their extra cycles, and a VC sends one flit per
+/// Multi-cycle route computation, VC and switch allocation lengthen every router by their extra cycles, and a VC sends one flit per
 /// switch allocation, so a packet's tail trails its head by `sw_alloc_delay_cycles` per flit; crossbar speedup
 /// changes nothing for a lone packet.
 #[test]
 fn allocation_delays_and_speedup_match_the_analytic_latency() {
-    for (va, sa, routing_delay, vcs) in [(2, 1, 1, 1), (1, 2, 1, 2), (3, 2, 0, 2), (2, 3, 1, 1)] {
+    for (va, sa, routing_delay, vcs) in [(2, 1, 1, 1), (1, 2, 1, 2), (3, 2, 0, 2), (2, 3, 1, 1), (1, 1, 3, 2)] {
         for (input_speedup, output_speedup) in [(1, 1), (2, 3)] {
             let cfg = NetworkConfig {
                 width: 4,
