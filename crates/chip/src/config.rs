@@ -93,7 +93,7 @@ pub struct NetworkSection {
     pub wait_for_tail_credit: bool,
     #[serde(default = "one")]
     pub credit_delay_cycles: u32,
-    /// 4stage: route computation cycles before VC allocation, 1 or 0 (see `noc::NetworkConfig`).
+    /// 4stage: route computation cycles before VC allocation, 0 to 16 (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub routing_delay_cycles: u32,
     /// 4stage: cycles of one VC allocation (see `noc::NetworkConfig`).

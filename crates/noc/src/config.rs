@@ -151,7 +151,8 @@ pub struct NetworkConfig {
     /// to 16). `1stage` needs 1 (it does everything in one cycle).
     pub routing_delay_cycles: u32,
     /// With `4stage`, cycles one VC allocation takes (BookSim2's `vc_alloc_delay`, default 1): an attempt is decided
-    /// on the router's state in its first cycle (the output VC it grants is reserved from then on) and takes effect
+    /// on the router's state in its first cycle (adaptive routing's tie-break on credits aside, see
+    /// `choose_output`) (the output VC it grants is reserved from then on) and takes effect
     /// after its last, when the head bids for the switch; a head makes one attempt at a time, so one that loses
     /// tries again `vc_alloc_delay_cycles` later. Not with speculative switch allocation.
     pub vc_alloc_delay_cycles: u32,

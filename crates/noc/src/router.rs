@@ -502,8 +502,10 @@ impl Network {
     ///   one with more free VCs, then more credits on them, then the first (x-direction) port. With an escape VC,
     ///   when no adaptive VC is free, the escape VC 0 of the first (`xy`) port if it is free.
     ///
-    /// It reads only which output VCs are free at `cycle` and the credits landed by then, which fast and debug
-    /// clocking see alike, and `pending_allocation` calls it too.
+    /// It reads which output VCs are free at `cycle` and their credits, which fast and debug clocking see alike,
+    /// and `pending_allocation` calls it too. The credits are those landed by `cycle` and, since landed credits are
+    /// gathered only when another is returned, possibly some landed between `cycle` and the visit evaluating it
+    /// (one cycle later, or `vc_alloc_delay_cycles`): the tie-break between candidates may see those a little early.
     pub(crate) fn choose_output(&self, r: usize, local: usize, route: u8, cycle: u64) -> Option<(usize, usize)> {
         let (ports, vcs) = (self.ports, self.vcs);
         let base = r * ports * vcs;
@@ -645,8 +647,10 @@ impl Network {
     }
 
     /// What the VC allocation the routers' next visits evaluate decides (that of the last simulated cycle, or of
-    /// `vc_alloc_delay_cycles` cycles before the next; nothing with `1stage`, which allocates in the cycle itself). Reports taken between steps apply it, so they
-    /// describe the state as if each allocation had run in its own cycle.
+    /// `vc_alloc_delay_cycles` cycles before the next; nothing with `1stage`, which allocates in the cycle itself).
+    /// Reports taken between steps apply it, so they describe the state as if each allocation had run in its own
+    /// cycle; with multi-cycle VC allocation, attempts begun since then, decided but not yet evaluated, are not
+    /// shown (in a deadlock every attempt keeps losing, so the report is the same).
     pub(crate) fn pending_allocation(&self) -> PendingAllocation {
         let mut out = PendingAllocation::default();
         let gap = self.timing.va_gap;
