@@ -105,6 +105,9 @@ pub struct NetworkSection {
     /// 4stage: switch traversal cycles (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub crossbar_delay_cycles: u32,
+    /// Cycles of an output stage between the crossbar and the channel (see `noc::NetworkConfig`; 0 by default).
+    #[serde(default)]
+    pub output_delay_cycles: u32,
     /// Crossbar inputs per input port (see `noc::NetworkConfig`).
     #[serde(default = "one")]
     pub input_speedup: u32,
@@ -300,6 +303,7 @@ impl ChipConfig {
             credit_delay_cycles: self.network.credit_delay_cycles,
             routing_delay_cycles: self.network.routing_delay_cycles,
             crossbar_delay_cycles: self.network.crossbar_delay_cycles,
+            output_delay_cycles: self.network.output_delay_cycles,
             vc_alloc_delay_cycles: self.network.vc_alloc_delay_cycles,
             sw_alloc_delay_cycles: self.network.sw_alloc_delay_cycles,
             input_speedup: self.network.input_speedup,

@@ -41,6 +41,7 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("traffic", "credit_delay", &["2"]),
     ("traffic", "routing_delay", &["0"]),
     ("traffic", "crossbar_delay", &["2"]),
+    ("traffic", "output_delay", &["1"]),
     ("traffic", "vc_alloc_delay", &["2"]),
     ("traffic", "sw_alloc_delay", &["2"]),
     ("traffic", "input_speedup", &["2"]),

@@ -87,6 +87,9 @@ pub struct TrafficArgs {
     /// 4stage: cycles of switch traversal (BookSim2's st_prepare_delay + st_final_delay).
     #[arg(long, default_value_t = 1)]
     pub crossbar_delay: u32,
+    /// Cycles of an output stage between the crossbar and the channel, on every output port (0: none, as BookSim2).
+    #[arg(long, default_value_t = 0)]
+    pub output_delay: u32,
     /// Crossbar inputs per input port: VC v uses input v mod N (BookSim2's input_speedup).
     #[arg(long, default_value_t = 1)]
     pub input_speedup: u32,
@@ -144,7 +147,7 @@ pub struct TrafficArgs {
 }
 
 /// The options a BookSim2 file (`--booksim`) sets, so they cannot be given beside it.
-const BOOKSIM_SETS: [&str; 29] = [
+const BOOKSIM_SETS: [&str; 30] = [
     "mesh",
     "topology",
     "concentration",
@@ -163,6 +166,7 @@ const BOOKSIM_SETS: [&str; 29] = [
     "credit_delay",
     "routing_delay",
     "crossbar_delay",
+    "output_delay",
     "vc_alloc_delay",
     "sw_alloc_delay",
     "input_speedup",
@@ -230,6 +234,7 @@ impl TrafficArgs {
             credit_delay_cycles: self.credit_delay,
             routing_delay_cycles: self.routing_delay,
             crossbar_delay_cycles: self.crossbar_delay,
+            output_delay_cycles: self.output_delay,
             vc_alloc_delay_cycles: self.vc_alloc_delay,
             sw_alloc_delay_cycles: self.sw_alloc_delay,
             input_speedup: self.input_speedup,

@@ -36,8 +36,10 @@ pub struct BookSimRun {
     pub rate: Option<f64>,
 }
 
-/// Settings that only steer BookSim2's convergence tests, statistics output or tracing; nocmsg runs every sample
-/// period and has its own outputs.
+/// Settings that only steer BookSim2's convergence tests, statistics output or tracing (nocmsg runs every sample
+/// period and has its own outputs), or that BookSim2's code never reads (`alloc_iters` does not reach the router's
+/// allocators; `output_delay` is defined in `booksim_config.cpp` and read nowhere, so it is not nocmsg's
+/// `output_delay_cycles`).
 const NO_EFFECT: &[&str] = &[
     "stopping_thres",
     "acc_stopping_thres",
@@ -62,6 +64,7 @@ const NO_EFFECT: &[&str] = &[
     "dsent_router_config",
     "dsent_link_config",
     "alloc_iters",
+    "output_delay",
 ];
 
 /// Settings nocmsg accepts only at BookSim2's default (its `booksim_config.cpp`), with why another value is refused.
@@ -83,7 +86,6 @@ const DEFAULT_ONLY: &[(&str, &str, &str)] = &[
     ("st_prepare_delay", "0", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
     ("st_final_delay", "1", "BookSim2's multi-cycle crossbar is not pipelined as nocmsg's crossbar_delay is"),
     ("internal_speedup", "1.0", "internal speedup is not modelled"),
-    ("output_delay", "0", "not used by BookSim2's iq router either"),
     ("spec_check_elig", "1", "nocmsg's speculation always checks eligibility as BookSim2's default does"),
     ("spec_check_cred", "1", "nocmsg's speculation always checks credits as BookSim2's default does"),
     ("spec_mask_by_reqs", "0", "masking speculative requests is not modelled"),
@@ -373,5 +375,7 @@ mod tests {
         assert!(err("traffic = transpose; k = 3; n = 1;").contains("square"));
         // BookSim2's defaults, spelled out, are accepted.
         read(&format!("{F}router = iq; routing_delay = 1; internal_speedup = 1; output_buffer_size = -1;")).unwrap();
+        // BookSim2 reads output_delay nowhere, so a file that sets it runs as BookSim2 runs it: without an output stage.
+        assert_eq!(read(&format!("{F}output_delay = 3;")).unwrap().spec.network.output_delay_cycles, 0);
     }
 }

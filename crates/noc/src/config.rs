@@ -165,6 +165,12 @@ pub struct NetworkConfig {
     /// or more, as BookSim2's crossbar delay `st_prepare_delay + st_final_delay`. The credit of the flit's slot goes
     /// back when it wins, whatever the traversal takes, as in BookSim2. `1stage` needs 1.
     pub crossbar_delay_cycles: u32,
+    /// Cycles a flit spends in the output stage between the crossbar (or the output queue, with output speedup) and
+    /// the channel: 0 (default, as BookSim2's input-queued router, which has no output stage) or more, an output
+    /// register of that many pipelined cycles on every output port, the ejection port included (a router that
+    /// registers its outputs, or a long wire to the link driver). Only flits take it: the freed slot's credit goes
+    /// back as without it. Either pipeline.
+    pub output_delay_cycles: u32,
     /// Crossbar inputs per input port (BookSim2's `input_speedup`, default 1): the VCs of an input port are
     /// interleaved over this many crossbar inputs (VC `v` on input `v mod input_speedup`), so up to that many flits
     /// of different VCs leave one input port in a cycle.
@@ -231,6 +237,7 @@ impl Default for NetworkConfig {
             vc_alloc_delay_cycles: 1,
             sw_alloc_delay_cycles: 1,
             crossbar_delay_cycles: 1,
+            output_delay_cycles: 0,
             input_speedup: 1,
             output_speedup: 1,
             link_latency_cycles: 1,
@@ -272,6 +279,7 @@ impl NetworkConfig {
         check("link_latency_cycles", self.link_latency_cycles.into(), 1, 1_000)?;
         check("routing_delay_cycles", self.routing_delay_cycles.into(), 0, 16)?;
         check("crossbar_delay_cycles", self.crossbar_delay_cycles.into(), 1, 64)?;
+        check("output_delay_cycles", self.output_delay_cycles.into(), 0, 64)?;
         check("vc_alloc_delay_cycles", self.vc_alloc_delay_cycles.into(), 1, 16)?;
         check("sw_alloc_delay_cycles", self.sw_alloc_delay_cycles.into(), 1, 16)?;
         let allocation_delays = [("vc_alloc_delay_cycles", self.vc_alloc_delay_cycles), ("sw_alloc_delay_cycles", self.sw_alloc_delay_cycles)];
@@ -329,24 +337,27 @@ impl NetworkConfig {
         self.traversal_cycles() + u64::from(self.link_latency_cycles) + 1
     }
 
-    /// Cycles from winning switch allocation to leaving the input buffer (the separate traversal stage).
+    /// Cycles from winning switch allocation to leaving the router, output queue aside: the separate traversal stage
+    /// of `4stage` (`crossbar_delay_cycles`) and the output stage (`output_delay_cycles`).
     pub(crate) fn traversal_cycles(&self) -> u64 {
-        match self.pipeline {
+        let crossbar = match self.pipeline {
             RouterPipeline::OneStage => 0,
             RouterPipeline::FourStage => u64::from(self.crossbar_delay_cycles),
-        }
+        };
+        crossbar + u64::from(self.output_delay_cycles)
     }
 
     /// Cycles a head flit spends in a router at zero load, switch traversal included: with `4stage`, route
     /// computation (`routing_delay_cycles`), VC allocation and switch allocation (`vc_alloc_delay_cycles` and
     /// `sw_alloc_delay_cycles`, or one cycle together with speculative switch allocation) and traversal
-    /// (`crossbar_delay_cycles`): 4 by default; 1 with `1stage`.
+    /// (`crossbar_delay_cycles`): 4 by default; 1 with `1stage`; each plus the output stage (`output_delay_cycles`).
     pub fn router_stages(&self) -> u64 {
+        let output = u64::from(self.output_delay_cycles);
         match self.pipeline {
-            RouterPipeline::OneStage => 1,
+            RouterPipeline::OneStage => 1 + output,
             RouterPipeline::FourStage => {
                 let allocation = if self.speculative_switch_allocation { 1 } else { u64::from(self.vc_alloc_delay_cycles + self.sw_alloc_delay_cycles) };
-                u64::from(self.routing_delay_cycles) + allocation + u64::from(self.crossbar_delay_cycles)
+                u64::from(self.routing_delay_cycles) + allocation + self.traversal_cycles()
             }
         }
     }

@@ -210,7 +210,8 @@ pub(crate) struct NodeLoc {
 pub(crate) struct Timing {
     /// Cycles between a head flit's stages (RC -> VA -> SA) and between a body flit's write and its switch bid.
     pub stage_gap: u64,
-    /// Cycles from winning the switch to leaving the router (`crossbar_delay_cycles` with `4stage`, 0 with `1stage`).
+    /// Cycles from winning the switch to leaving the router: `crossbar_delay_cycles` with `4stage` (0 with `1stage`) plus
+    /// `output_delay_cycles`.
     pub traversal: u64,
     /// Cycles from winning the switch to being visible in the next router's input buffer.
     pub to_next_buffer: u64,

@@ -52,6 +52,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 // 4stage: route computation of 0 to 2 cycles, a crossbar of 1 to 3.
                 routing_delay_cycles: if four { (raw.len() % 3) as u32 } else { 1 },
                 crossbar_delay_cycles: if four { 1 + (raw.len() / 3 % 3) as u32 } else { 1 },
+                // An output stage of 0 to 2 cycles, either pipeline.
+                output_delay_cycles: (raw.len() / 19 % 3) as u32,
                 // 4stage without speculation: VC and switch allocation of 1 to 3 cycles.
                 vc_alloc_delay_cycles: if four && !speculative { 1 + (raw.len() / 13 % 3) as u32 } else { 1 },
                 sw_alloc_delay_cycles: if four && !speculative { 1 + (raw.len() / 17 % 3) as u32 } else { 1 },

@@ -175,3 +175,24 @@ fn spreading_packets_over_vcs_is_what_extra_vcs_buy() {
     assert!(round_robin < 37.0 && islip < 39.0, "round-robin {round_robin}, islip {islip}");
 }
 
+
+/// The output stage is a pipelined register after the crossbar that only flits cross: under load it costs exactly
+/// what as many more cycles of pipelined crossbar cost (the credit goes back at the switch win in both), so the
+/// two give the same point; and it is not free: each router adds its cycles to every packet.
+#[test]
+fn an_output_stage_costs_what_a_longer_pipelined_crossbar_costs() {
+    let h = NetworkConfig { vcs: 4, ..NetworkConfig::default() };
+    let point = |network: NetworkConfig| {
+        let mut s = TrafficSpec::new(network, Pattern::Uniform);
+        s.measure_cycles = 4_000;
+        let mut p = run_rate(&s, 0.3, &mut |_| {}).unwrap();
+        p.wall_seconds = 0.0;
+        p
+    };
+    let staged = point(NetworkConfig { output_delay_cycles: 2, ..h.clone() });
+    assert_eq!(staged, point(NetworkConfig { crossbar_delay_cycles: 3, ..h.clone() }));
+    let plain = point(h);
+    let (with, without) = (staged.avg_network_latency.unwrap(), plain.avg_network_latency.unwrap());
+    // 8x8 uniform averages 6.25 routers a packet (5.25 hops): 12.5 cycles more at zero load, more under load.
+    assert!(with > without + 12.0, "output stage of 2: {with} vs {without}");
+}

@@ -20,16 +20,22 @@ fn every_pair_matches_the_analytic_latency() {
     for pipeline in [RouterPipeline::OneStage, RouterPipeline::FourStage] {
         for (width, height, concentration) in [(4, 3, 1), (3, 2, 2)] {
             for link in [1, 2] {
-                for ((routing, speculative), (routing_delay, crossbar)) in
+                for ((routing, speculative), (routing_delay, crossbar, output)) in
                     [(Routing::Xy, false), (Routing::Yx, false), (Routing::Xy, true)].into_iter().flat_map(|r| {
-                        // 4stage: route computation of 1 or 0 cycles (BookSim2's routing_delay), longer crossbars.
-                        let delays: &[(u32, u32)] = if pipeline == RouterPipeline::FourStage { &[(1, 1), (0, 1), (1, 3), (0, 2)] } else { &[(1, 1)] };
+                        // 4stage: route computation of 1 or 0 cycles (BookSim2's routing_delay), longer crossbars;
+                        // an output stage on either pipeline.
+                        let delays: &[(u32, u32, u32)] = if pipeline == RouterPipeline::FourStage {
+                            &[(1, 1, 0), (0, 1, 0), (1, 3, 0), (0, 2, 0), (1, 1, 2)]
+                        } else {
+                            &[(1, 1, 0), (1, 1, 1)]
+                        };
                         delays.iter().map(move |&d| (r, d))
                     })
                 {
                     let cfg = NetworkConfig {
                         routing_delay_cycles: routing_delay,
                         crossbar_delay_cycles: crossbar,
+                        output_delay_cycles: output,
                         width,
                         height,
                         concentration,
