@@ -13,9 +13,11 @@
 pub mod decode;
 pub mod disasm;
 pub mod exec;
+pub mod fpu;
 pub mod hart;
 pub mod isa;
 pub mod memory;
+pub mod rvc;
 pub mod timing;
 
 pub use decode::{decode, Decoded};
