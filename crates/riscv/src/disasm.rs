@@ -1,11 +1,21 @@
 //! Disassembly in GNU `objdump` style with ABI register names, for fault reports and traces.
 
-use crate::decode::{csr_number, csr_zimm, decode, Decoded};
-use crate::hart::{csr, ABI_NAMES};
+use crate::decode::{csr_number, csr_zimm, decode, Decoded, F0};
+use crate::hart::{csr, ABI_NAMES, FP_ABI_NAMES};
 use crate::isa::{Format, Op};
 
+/// An x register (0..31) or an f register (from [`F0`]) by its ABI name.
 fn reg(r: u8) -> &'static str {
-    ABI_NAMES[r as usize]
+    if r >= F0 {
+        FP_ABI_NAMES[usize::from(r - F0) & 31]
+    } else {
+        ABI_NAMES[r as usize]
+    }
+}
+
+/// The rounding-mode operand as objdump shows it: nothing for the dynamic mode.
+fn rm(d: &Decoded) -> &'static str {
+    [", rne", ", rtz", ", rdn", ", rup", ", rmm", ", 5", ", 6", ""][(d.imm & 7) as usize]
 }
 
 fn csr_text(number: u16) -> String {
@@ -32,6 +42,19 @@ pub fn disassemble(d: &Decoded, pc: u64) -> String {
         Format::Rd => format!("{name} {}", reg(d.rd)),
         Format::Rs1Rs2 => format!("{name} {}, {}", reg(d.rs1), reg(d.rs2)),
         Format::BranchOffset => format!("{name} {target:#x}"),
+        Format::Amo => format!("{name} {}, {}, ({})", reg(d.rd), reg(d.rs2), reg(d.rs1)),
+        Format::Lr => format!("{name} {}, ({})", reg(d.rd), reg(d.rs1)),
+        Format::FLoad => format!("{name} {}, {}({})", reg(d.rd), d.imm, reg(d.rs1)),
+        Format::FStore => format!("{name} {}, {}({})", reg(d.rs2), d.imm, reg(d.rs1)),
+        // A fixed funct3 (sign injection, min/max) is no rounding mode: such rows fix it in their mask.
+        Format::FRrr if d.op.spec().mask & 0x7000 != 0 => format!("{name} {}, {}, {}", reg(d.rd), reg(d.rs1), reg(d.rs2)),
+        Format::FRrr => format!("{name} {}, {}, {}{}", reg(d.rd), reg(d.rs1), reg(d.rs2), rm(d)),
+        Format::FR4 => format!("{name} {}, {}, {}, {}{}", reg(d.rd), reg(d.rs1), reg(d.rs2), reg(d.rs3), rm(d)),
+        Format::FCmp => format!("{name} {}, {}, {}", reg(d.rd), reg(d.rs1), reg(d.rs2)),
+        Format::FRr | Format::FToX | Format::XToF if d.op.spec().mask & 0x7000 != 0 => {
+            format!("{name} {}, {}", reg(d.rd), reg(d.rs1))
+        }
+        Format::FRr | Format::FToX | Format::XToF => format!("{name} {}, {}{}", reg(d.rd), reg(d.rs1), rm(d)),
     }
 }
 
@@ -62,6 +85,14 @@ mod tests {
             (0x0000_150b, "recv a0"),
             (0x0000_102b, "bns 0x80000000"),
             (0x0000_0000, ".word 0x00000000"),
+            (0x6ac5_8543, "fmadd.d fa0, fa1, fa2, fa3, rne"),
+            (0x0081_3507, "fld fa0, 8(sp)"),
+            (0xc205_1553, "fcvt.w.d a0, fa0, rtz"),
+            (0x02b5_7553, "fadd.d fa0, fa0, fa1"),
+            (0x22b5_0553, "fsgnj.d fa0, fa0, fa1"),
+            (0xe205_0553, "fmv.x.d a0, fa0"),
+            (0x06b6_352f, "amoadd.d a0, a1, (a2)"),
+            (0x1005_352f, "lr.d a0, (a0)"),
         ];
         for (word, text) in cases {
             assert_eq!(disassemble_word(word, 0x8000_0000), text, "{word:#010x}");

@@ -4,7 +4,8 @@
 //! control flow was redirected.
 
 use crate::decode::{csr_number, csr_zimm, Decoded};
-use crate::hart::Hart;
+use crate::fpu::{self, FpResult, Rm};
+use crate::hart::{Hart, NO_RESERVATION};
 use crate::isa::Op;
 use crate::memory::{MemFault, Memory};
 
@@ -33,10 +34,14 @@ pub enum EnvOp {
 pub enum Fault {
     #[error(transparent)]
     Memory(#[from] MemFault),
-    #[error("jump or branch target {target:#x} is not 4-byte aligned")]
-    MisalignedTarget { target: u64 },
+    #[error("jump or branch target {target:#x} is not {align}-byte aligned")]
+    MisalignedTarget { target: u64, align: u8 },
     #[error("CSR {csr:#05x}: {reason}")]
     Csr { csr: u16, reason: &'static str },
+    #[error("dynamic rounding mode with frm = {frm}, which is not a rounding mode (0 to 4)")]
+    RoundingMode { frm: u8 },
+    #[error("{op} at {addr:#x}: atomic accesses must be naturally aligned")]
+    MisalignedAtomic { op: &'static str, addr: u64 },
 }
 
 #[inline(always)]
@@ -119,22 +124,133 @@ pub fn mulhu(a: u64, b: u64) -> u64 {
 }
 
 #[inline(always)]
-fn branch(h: &mut Hart, taken: bool, imm: i32) -> Result<Flow, Fault> {
+fn branch(h: &mut Hart, d: Decoded, taken: bool) -> Result<Flow, Fault> {
     if taken {
-        jump_to(h, h.pc.wrapping_add(imm as i64 as u64))
+        jump_to(h, h.pc.wrapping_add(d.imm as i64 as u64))
     } else {
-        h.pc = h.pc.wrapping_add(4);
+        h.pc = h.pc.wrapping_add(u64::from(d.len));
         Ok(Flow::Next)
     }
 }
 
 #[inline(always)]
 fn jump_to(h: &mut Hart, target: u64) -> Result<Flow, Fault> {
-    if target & 3 != 0 {
-        return Err(Fault::MisalignedTarget { target });
+    // IALIGN: 16 bits with compressed instructions, 32 without.
+    let align: u8 = if h.isa.compressed() { 2 } else { 4 };
+    if target & u64::from(align - 1) != 0 {
+        return Err(Fault::MisalignedTarget { target, align });
     }
     h.pc = target;
     Ok(Flow::Redirect)
+}
+
+/// Canonical quiet NaNs of the two formats.
+const CANONICAL_NAN_S: u32 = 0x7fc0_0000;
+
+/// A single in an f register: its low 32 bits if NaN-boxed (upper 32 bits all ones), else the canonical NaN.
+#[inline(always)]
+fn single(h: &Hart, r: u8) -> u32 {
+    let v = h.f[usize::from(r & 31)];
+    if v >> 32 == 0xffff_ffff {
+        v as u32
+    } else {
+        CANONICAL_NAN_S
+    }
+}
+
+#[inline(always)]
+fn double(h: &Hart, r: u8) -> u64 {
+    h.f[usize::from(r & 31)]
+}
+
+#[inline(always)]
+fn boxed(v: u32) -> u64 {
+    0xffff_ffff_0000_0000 | u64::from(v)
+}
+
+/// The rounding mode of `d`: its own, or `frm` for the dynamic mode 7.
+#[inline(always)]
+fn rounding(h: &Hart, d: Decoded) -> Result<Rm, Fault> {
+    let bits = if d.imm == 7 { h.frm } else { d.imm as u8 };
+    Rm::from_bits(bits).ok_or(Fault::RoundingMode { frm: h.frm })
+}
+
+/// Writes an f register (and accrues the flags of the operation that produced it), then steps the pc.
+#[inline(always)]
+fn set_f(h: &mut Hart, d: Decoded, r: FpResult<u64>) -> Result<Flow, Fault> {
+    h.f[usize::from(d.rd & 31)] = r.bits;
+    h.fflags |= r.flags;
+    h.pc = h.pc.wrapping_add(u64::from(d.len));
+    Ok(Flow::Next)
+}
+
+/// A single-precision result, NaN-boxed.
+#[inline(always)]
+fn set_s(h: &mut Hart, d: Decoded, r: FpResult<u32>) -> Result<Flow, Fault> {
+    set_f(h, d, FpResult { bits: boxed(r.bits), flags: r.flags })
+}
+
+/// An integer result of a floating-point operation (compare, convert, classify), with its flags.
+#[inline(always)]
+fn fp_to_x(h: &mut Hart, r: FpResult<u64>) -> u64 {
+    h.fflags |= r.flags;
+    r.bits
+}
+
+#[inline(always)]
+fn flag_bool(r: FpResult<bool>) -> FpResult<u64> {
+    FpResult { bits: u64::from(r.bits), flags: r.flags }
+}
+
+/// A store by this hart to the bytes of the LR reservation (the 8-byte granule holding it) clears it.
+#[inline(always)]
+fn store_clears_reservation(h: &mut Hart, addr: u64) {
+    if h.reservation != NO_RESERVATION && (addr ^ h.reservation) & !7 == 0 {
+        h.reservation = NO_RESERVATION;
+    }
+}
+
+/// AMO `op` of `size` bytes: `rd` gets the old value (sign-extended for words), memory `f(old, rs2)`.
+#[inline(always)]
+fn amo<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32, f: impl FnOnce(u64, u64) -> u64) -> Result<u64, Fault> {
+    let addr = h.x[d.rs1 as usize];
+    if addr & u64::from(size - 1) != 0 {
+        return Err(Fault::MisalignedAtomic { op: d.op.name(), addr });
+    }
+    let raw = mem.load(addr, size)?;
+    let old = if size == 4 { raw as i32 as i64 as u64 } else { raw };
+    mem.store(addr, size, f(old, h.x[d.rs2 as usize]))?;
+    store_clears_reservation(h, addr);
+    Ok(old)
+}
+
+/// `lr.w`/`lr.d`: loads and reserves the address.
+#[inline(always)]
+fn load_reserved<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32) -> Result<u64, Fault> {
+    let addr = h.x[d.rs1 as usize];
+    if addr & u64::from(size - 1) != 0 {
+        return Err(Fault::MisalignedAtomic { op: d.op.name(), addr });
+    }
+    let raw = mem.load(addr, size)?;
+    h.reservation = addr;
+    Ok(if size == 4 { raw as i32 as i64 as u64 } else { raw })
+}
+
+/// `sc.w`/`sc.d`: stores only if the address is the one the last LR reserved; `rd` gets 0 on success, 1 on
+/// failure. The reservation is gone either way.
+#[inline(always)]
+fn store_conditional<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32) -> Result<u64, Fault> {
+    let addr = h.x[d.rs1 as usize];
+    if addr & u64::from(size - 1) != 0 {
+        return Err(Fault::MisalignedAtomic { op: d.op.name(), addr });
+    }
+    if h.reservation != addr {
+        h.reservation = NO_RESERVATION;
+        return Ok(1);
+    }
+    mem.store(addr, size, h.x[d.rs2 as usize])?;
+    h.reservation = NO_RESERVATION;
+    Ok(0)
 }
 
 #[inline(always)]
@@ -146,7 +262,7 @@ fn csr_op(h: &mut Hart, d: Decoded, operand: u64, write: impl FnOnce(u64, u64) -
     }
     h.x[d.rd as usize] = old;
     h.x[0] = 0; // `csrw` and friends have rd = x0
-    h.pc = h.pc.wrapping_add(4);
+    h.pc = h.pc.wrapping_add(u64::from(d.len));
     Ok(Flow::Next)
 }
 
@@ -155,31 +271,33 @@ fn csr_op(h: &mut Hart, d: Decoded, operand: u64, write: impl FnOnce(u64, u64) -
 /// changed (registers, memory and pc are as before).
 #[inline(always)]
 pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow, Fault> {
-    let rs1 = h.x[d.rs1 as usize];
-    let rs2 = h.x[d.rs2 as usize];
+    // Operands in f registers are numbered from F0 = 32: masked, they read some x register, unused by those ops.
+    let rs1 = h.x[usize::from(d.rs1 & 31)];
+    let rs2 = h.x[usize::from(d.rs2 & 31)];
     let imm = d.imm as i64 as u64;
     let pc = h.pc;
+    let next = pc.wrapping_add(u64::from(d.len));
     let value = match d.op {
         Op::Lui => imm,
         Op::Auipc => pc.wrapping_add(imm),
         Op::Jal => {
             let flow = jump_to(h, pc.wrapping_add(imm))?;
-            h.x[d.rd as usize] = pc.wrapping_add(4);
+            h.x[d.rd as usize] = next;
             h.x[0] = 0;
             return Ok(flow);
         }
         Op::Jalr => {
             let flow = jump_to(h, rs1.wrapping_add(imm) & !1)?;
-            h.x[d.rd as usize] = pc.wrapping_add(4);
+            h.x[d.rd as usize] = next;
             h.x[0] = 0;
             return Ok(flow);
         }
-        Op::Beq => return branch(h, rs1 == rs2, d.imm),
-        Op::Bne => return branch(h, rs1 != rs2, d.imm),
-        Op::Blt => return branch(h, (rs1 as i64) < (rs2 as i64), d.imm),
-        Op::Bge => return branch(h, (rs1 as i64) >= (rs2 as i64), d.imm),
-        Op::Bltu => return branch(h, rs1 < rs2, d.imm),
-        Op::Bgeu => return branch(h, rs1 >= rs2, d.imm),
+        Op::Beq => return branch(h, d, rs1 == rs2),
+        Op::Bne => return branch(h, d, rs1 != rs2),
+        Op::Blt => return branch(h, d, (rs1 as i64) < (rs2 as i64)),
+        Op::Bge => return branch(h, d, (rs1 as i64) >= (rs2 as i64)),
+        Op::Bltu => return branch(h, d, rs1 < rs2),
+        Op::Bgeu => return branch(h, d, rs1 >= rs2),
         Op::Lb => mem.load(rs1.wrapping_add(imm), 1)? as i8 as i64 as u64,
         Op::Lh => mem.load(rs1.wrapping_add(imm), 2)? as i16 as i64 as u64,
         Op::Lw => mem.load(rs1.wrapping_add(imm), 4)? as i32 as i64 as u64,
@@ -189,8 +307,10 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::Lwu => mem.load(rs1.wrapping_add(imm), 4)?,
         Op::Sb | Op::Sh | Op::Sw | Op::Sd => {
             let size = 1 << (d.op as u8 - Op::Sb as u8);
-            mem.store(rs1.wrapping_add(imm), size, rs2)?;
-            h.pc = pc.wrapping_add(4);
+            let addr = rs1.wrapping_add(imm);
+            mem.store(addr, size, rs2)?;
+            store_clears_reservation(h, addr);
+            h.pc = next;
             return Ok(Flow::Next);
         }
         Op::Addi => rs1.wrapping_add(imm),
@@ -214,7 +334,7 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::And => rs1 & rs2,
         // A single in-order hart with private memory: FENCE orders nothing observable.
         Op::Fence => {
-            h.pc = pc.wrapping_add(4);
+            h.pc = next;
             return Ok(Flow::Next);
         }
         Op::Ecall => return Ok(Flow::Environment(EnvOp::Ecall)),
@@ -248,13 +368,124 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::Divuw => divuw(rs1, rs2),
         Op::Remw => remw(rs1, rs2),
         Op::Remuw => remuw(rs1, rs2),
+        // A
+        Op::LrW => load_reserved(h, mem, d, 4)?,
+        Op::LrD => load_reserved(h, mem, d, 8)?,
+        Op::ScW => store_conditional(h, mem, d, 4)?,
+        Op::ScD => store_conditional(h, mem, d, 8)?,
+        Op::AmoswapW => amo(h, mem, d, 4, |_, b| b)?,
+        Op::AmoaddW => amo(h, mem, d, 4, u64::wrapping_add)?,
+        Op::AmoxorW => amo(h, mem, d, 4, |a, b| a ^ b)?,
+        Op::AmoandW => amo(h, mem, d, 4, |a, b| a & b)?,
+        Op::AmoorW => amo(h, mem, d, 4, |a, b| a | b)?,
+        Op::AmominW => amo(h, mem, d, 4, |a, b| if (a as i32) < (b as i32) { a } else { b })?,
+        Op::AmomaxW => amo(h, mem, d, 4, |a, b| if (a as i32) > (b as i32) { a } else { b })?,
+        Op::AmominuW => amo(h, mem, d, 4, |a, b| if (a as u32) < (b as u32) { a } else { b })?,
+        Op::AmomaxuW => amo(h, mem, d, 4, |a, b| if (a as u32) > (b as u32) { a } else { b })?,
+        Op::AmoswapD => amo(h, mem, d, 8, |_, b| b)?,
+        Op::AmoaddD => amo(h, mem, d, 8, u64::wrapping_add)?,
+        Op::AmoxorD => amo(h, mem, d, 8, |a, b| a ^ b)?,
+        Op::AmoandD => amo(h, mem, d, 8, |a, b| a & b)?,
+        Op::AmoorD => amo(h, mem, d, 8, |a, b| a | b)?,
+        Op::AmominD => amo(h, mem, d, 8, |a, b| if (a as i64) < (b as i64) { a } else { b })?,
+        Op::AmomaxD => amo(h, mem, d, 8, |a, b| if (a as i64) > (b as i64) { a } else { b })?,
+        Op::AmominuD => amo(h, mem, d, 8, |a, b| a.min(b))?,
+        Op::AmomaxuD => amo(h, mem, d, 8, |a, b| a.max(b))?,
+        // F and D: loads and stores move bits (a loaded single is NaN-boxed, a stored one is the low 32 bits).
+        Op::Flw => {
+            let v = mem.load(rs1.wrapping_add(imm), 4)?;
+            return set_f(h, d, FpResult { bits: boxed(v as u32), flags: 0 });
+        }
+        Op::Fld => {
+            let v = mem.load(rs1.wrapping_add(imm), 8)?;
+            return set_f(h, d, FpResult { bits: v, flags: 0 });
+        }
+        Op::Fsw | Op::Fsd => {
+            let size = if d.op == Op::Fsw { 4 } else { 8 };
+            let addr = rs1.wrapping_add(imm);
+            mem.store(addr, size, h.f[usize::from(d.rs2 & 31)])?;
+            store_clears_reservation(h, addr);
+            h.pc = next;
+            return Ok(Flow::Next);
+        }
+        Op::FaddS => return set_s(h, d, fpu::f32_add(single(h, d.rs1), single(h, d.rs2), rounding(h, d)?)),
+        Op::FsubS => return set_s(h, d, fpu::f32_sub(single(h, d.rs1), single(h, d.rs2), rounding(h, d)?)),
+        Op::FmulS => return set_s(h, d, fpu::f32_mul(single(h, d.rs1), single(h, d.rs2), rounding(h, d)?)),
+        Op::FdivS => return set_s(h, d, fpu::f32_div(single(h, d.rs1), single(h, d.rs2), rounding(h, d)?)),
+        Op::FsqrtS => return set_s(h, d, fpu::f32_sqrt(single(h, d.rs1), rounding(h, d)?)),
+        Op::FmaddS => return set_s(h, d, fpu::f32_madd(single(h, d.rs1), single(h, d.rs2), single(h, d.rs3), rounding(h, d)?)),
+        Op::FmsubS => return set_s(h, d, fpu::f32_msub(single(h, d.rs1), single(h, d.rs2), single(h, d.rs3), rounding(h, d)?)),
+        Op::FnmsubS => return set_s(h, d, fpu::f32_nmsub(single(h, d.rs1), single(h, d.rs2), single(h, d.rs3), rounding(h, d)?)),
+        Op::FnmaddS => return set_s(h, d, fpu::f32_nmadd(single(h, d.rs1), single(h, d.rs2), single(h, d.rs3), rounding(h, d)?)),
+        Op::FsgnjS | Op::FsgnjnS | Op::FsgnjxS => {
+            let (a, b) = (single(h, d.rs1), single(h, d.rs2));
+            let sign = match d.op {
+                Op::FsgnjS => b,
+                Op::FsgnjnS => !b,
+                _ => a ^ b,
+            } & 0x8000_0000;
+            return set_s(h, d, FpResult { bits: a & 0x7fff_ffff | sign, flags: 0 });
+        }
+        Op::FminS => return set_s(h, d, fpu::f32_min(single(h, d.rs1), single(h, d.rs2))),
+        Op::FmaxS => return set_s(h, d, fpu::f32_max(single(h, d.rs1), single(h, d.rs2))),
+        Op::FcvtWS => fp_to_x(h, fpu::f32_to_i32(single(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtWuS => fp_to_x(h, fpu::f32_to_u32(single(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtLS => fp_to_x(h, fpu::f32_to_i64(single(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtLuS => fp_to_x(h, fpu::f32_to_u64(single(h, d.rs1), rounding(h, d)?)),
+        // fmv.x.w moves the low 32 bits whatever the boxing, sign-extended.
+        Op::FmvXW => double(h, d.rs1) as i32 as i64 as u64,
+        Op::FeqS => fp_to_x(h, flag_bool(fpu::f32_eq(single(h, d.rs1), single(h, d.rs2)))),
+        Op::FltS => fp_to_x(h, flag_bool(fpu::f32_lt(single(h, d.rs1), single(h, d.rs2)))),
+        Op::FleS => fp_to_x(h, flag_bool(fpu::f32_le(single(h, d.rs1), single(h, d.rs2)))),
+        Op::FclassS => fpu::f32_classify(single(h, d.rs1)),
+        Op::FcvtSW => return set_s(h, d, fpu::i32_to_f32(rs1, rounding(h, d)?)),
+        Op::FcvtSWu => return set_s(h, d, fpu::u32_to_f32(rs1, rounding(h, d)?)),
+        Op::FcvtSL => return set_s(h, d, fpu::i64_to_f32(rs1, rounding(h, d)?)),
+        Op::FcvtSLu => return set_s(h, d, fpu::u64_to_f32(rs1, rounding(h, d)?)),
+        Op::FmvWX => return set_f(h, d, FpResult { bits: boxed(rs1 as u32), flags: 0 }),
+        Op::FaddD => return set_f(h, d, fpu::f64_add(double(h, d.rs1), double(h, d.rs2), rounding(h, d)?)),
+        Op::FsubD => return set_f(h, d, fpu::f64_sub(double(h, d.rs1), double(h, d.rs2), rounding(h, d)?)),
+        Op::FmulD => return set_f(h, d, fpu::f64_mul(double(h, d.rs1), double(h, d.rs2), rounding(h, d)?)),
+        Op::FdivD => return set_f(h, d, fpu::f64_div(double(h, d.rs1), double(h, d.rs2), rounding(h, d)?)),
+        Op::FsqrtD => return set_f(h, d, fpu::f64_sqrt(double(h, d.rs1), rounding(h, d)?)),
+        Op::FmaddD => return set_f(h, d, fpu::f64_madd(double(h, d.rs1), double(h, d.rs2), double(h, d.rs3), rounding(h, d)?)),
+        Op::FmsubD => return set_f(h, d, fpu::f64_msub(double(h, d.rs1), double(h, d.rs2), double(h, d.rs3), rounding(h, d)?)),
+        Op::FnmsubD => return set_f(h, d, fpu::f64_nmsub(double(h, d.rs1), double(h, d.rs2), double(h, d.rs3), rounding(h, d)?)),
+        Op::FnmaddD => return set_f(h, d, fpu::f64_nmadd(double(h, d.rs1), double(h, d.rs2), double(h, d.rs3), rounding(h, d)?)),
+        Op::FsgnjD | Op::FsgnjnD | Op::FsgnjxD => {
+            let (a, b) = (double(h, d.rs1), double(h, d.rs2));
+            let sign = match d.op {
+                Op::FsgnjD => b,
+                Op::FsgnjnD => !b,
+                _ => a ^ b,
+            } & (1 << 63);
+            return set_f(h, d, FpResult { bits: a & !(1 << 63) | sign, flags: 0 });
+        }
+        Op::FminD => return set_f(h, d, fpu::f64_min(double(h, d.rs1), double(h, d.rs2))),
+        Op::FmaxD => return set_f(h, d, fpu::f64_max(double(h, d.rs1), double(h, d.rs2))),
+        Op::FcvtSD => return set_s(h, d, fpu::f64_to_f32(double(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtDS => return set_f(h, d, fpu::f32_to_f64(single(h, d.rs1), rounding(h, d)?)),
+        Op::FeqD => fp_to_x(h, flag_bool(fpu::f64_eq(double(h, d.rs1), double(h, d.rs2)))),
+        Op::FltD => fp_to_x(h, flag_bool(fpu::f64_lt(double(h, d.rs1), double(h, d.rs2)))),
+        Op::FleD => fp_to_x(h, flag_bool(fpu::f64_le(double(h, d.rs1), double(h, d.rs2)))),
+        Op::FclassD => fpu::f64_classify(double(h, d.rs1)),
+        Op::FcvtWD => fp_to_x(h, fpu::f64_to_i32(double(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtWuD => fp_to_x(h, fpu::f64_to_u32(double(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtLD => fp_to_x(h, fpu::f64_to_i64(double(h, d.rs1), rounding(h, d)?)),
+        Op::FcvtLuD => fp_to_x(h, fpu::f64_to_u64(double(h, d.rs1), rounding(h, d)?)),
+        Op::FmvXD => double(h, d.rs1),
+        Op::FcvtDW => return set_f(h, d, fpu::i32_to_f64(rs1, rounding(h, d)?)),
+        Op::FcvtDWu => return set_f(h, d, fpu::u32_to_f64(rs1, rounding(h, d)?)),
+        Op::FcvtDL => return set_f(h, d, fpu::i64_to_f64(rs1, rounding(h, d)?)),
+        Op::FcvtDLu => return set_f(h, d, fpu::u64_to_f64(rs1, rounding(h, d)?)),
+        Op::FmvDX => return set_f(h, d, FpResult { bits: rs1, flags: 0 }),
         Op::PimpSend | Op::PimpRecv | Op::PimpSrc | Op::PimpBrs | Op::PimpBns | Op::PimpBar | Op::PimpBnr => {
             return Ok(Flow::Environment(EnvOp::Custom(d)))
         }
     };
-    h.x[d.rd as usize] = value;
+    h.x[usize::from(d.rd & 31)] = value;
     h.x[0] = 0;
-    h.pc = pc.wrapping_add(4);
+    h.pc = next;
     Ok(Flow::Next)
 }
 

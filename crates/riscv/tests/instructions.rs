@@ -719,13 +719,13 @@ fn misaligned_jump_and_branch_targets_fault() {
     for imm in [2, -6, 0x7fe] {
         let mut m = Machine::with(&[(RA, 0x5a5a)]);
         let fault = m.fault(asm::jal(RA, imm));
-        assert_eq!(fault, Fault::MisalignedTarget { target: CODE.wrapping_add(imm as i64 as u64) }, "jal ra, {imm}");
+        assert_eq!(fault, Fault::MisalignedTarget { target: CODE.wrapping_add(imm as i64 as u64), align: 4 }, "jal ra, {imm}");
     }
     // jalr: the target after clearing bit 0 must still be 4-byte aligned.
     for (base, imm, target) in [(BASE + 2, 0, BASE + 2), (BASE + 3, 0, BASE + 2), (BASE, 6, BASE + 6), (BASE, 7, BASE + 6)] {
         let mut m = Machine::with(&[(RA, 0x5a5a), (A1, base)]);
         let fault = m.fault(asm::jalr(RA, imm, A1));
-        assert_eq!(fault, Fault::MisalignedTarget { target }, "jalr ra, {imm}(a1 = {base:#x})");
+        assert_eq!(fault, Fault::MisalignedTarget { target, align: 4 }, "jalr ra, {imm}(a1 = {base:#x})");
         // rd == rs1 must not be overwritten either.
         let mut m = Machine::with(&[(A1, base)]);
         m.fault(asm::jalr(A1, imm, A1));
@@ -744,7 +744,7 @@ fn misaligned_jump_and_branch_targets_fault() {
     for (branch, (a, b), (c, d)) in branches {
         let insn = branch(A1, A2, 6);
         let mut m = Machine::with(&[(A1, a), (A2, b)]);
-        assert_eq!(m.fault(insn), Fault::MisalignedTarget { target: CODE + 6 }, "{} taken to pc + 6", insn.op.name());
+        assert_eq!(m.fault(insn), Fault::MisalignedTarget { target: CODE + 6, align: 4 }, "{} taken to pc + 6", insn.op.name());
         let mut m = Machine::with(&[(A1, c), (A2, d)]);
         assert_eq!(m.step(branch(A1, A2, -2)), Ok(Flow::Next), "{} not taken", insn.op.name());
         assert_eq!(m.hart.pc, CODE + 4);
