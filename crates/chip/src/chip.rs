@@ -257,6 +257,19 @@ impl Chip {
         let mem_end = MEMORY_BASE + mem_bytes;
         let heap_end = mem_end - config.core.stack_kib * 1024;
         let does_not_fit = |message: String| LoadError::DoesNotFit { path: program.path.clone(), chip: config.name.clone(), message };
+        let isa = config.isa();
+        let (needs, source) = &program.isa;
+        if !isa.includes(*needs) {
+            let letters: Vec<String> = isa.missing(*needs).chars().map(|c| c.to_ascii_uppercase().to_string()).collect();
+            return Err(does_not_fit(format!(
+                "it was built for {needs} ({source}) and needs extension{} {}, which the cores (core.isa = {:?}) do not have; \
+                 build it for this chip (bin/nocmsg-cc --chip {}) or run it on a chip that has them",
+                if letters.len() > 1 { "s" } else { "" },
+                letters.join(", "),
+                config.core.isa,
+                config.name
+            )));
+        }
         for s in &program.segments {
             if s.address < MEMORY_BASE {
                 return Err(does_not_fit(format!(
@@ -294,7 +307,7 @@ impl Chip {
         }
         let (text_lo, text_hi) = text_range.unwrap_or((MEMORY_BASE, MEMORY_BASE));
         let text_lo = text_lo & !3;
-        let text = Arc::new(DecodedText::new(text_lo, image.slice(text_lo, ((text_hi - text_lo) & !3) as usize).expect("inside")));
+        let text = Arc::new(DecodedText::new(text_lo, image.slice(text_lo, ((text_hi - text_lo) & !1) as usize).expect("inside"), isa));
         let image_end = program.image_end.max(MEMORY_BASE);
         let heap_start = (image_end + 15) & !15;
         let name = std::path::Path::new(&program.path).file_name().map_or(program.path.clone(), |n| n.to_string_lossy().into_owned());
@@ -307,6 +320,7 @@ impl Chip {
             stack_top: mem_end,
             work_dir: options.work_dir.clone(),
             ni: config.ni.kind,
+            misaligned_split: config.misaligned_split(),
         };
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
@@ -335,7 +349,7 @@ impl Chip {
                     ram.write_bytes(b + 8 * i as u64, &v.to_le_bytes()).expect("checked to fit");
                 }
             }
-            let mut hart = Hart::new(tile as u64, program.entry);
+            let mut hart = Hart::with_isa(tile as u64, program.entry, isa);
             hart.x[2] = mem_end; // sp, for programs without the nocmsg runtime
             cores.push(Core::new(rank, tile, hart, ram, Arc::clone(&text)));
         }

@@ -5,6 +5,7 @@
 use noc::config::{NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 use noc::routing::Routing;
 use noc::topology::Topology;
+use riscv::isa::Isa;
 use riscv::Timing;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -40,9 +41,16 @@ fn one() -> u32 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CoreConfig {
-    /// Only "rv64im" for now.
+    /// The ISA string: "rv64im" (default, the PIMP cores), "rv64imac" (software floating point with atomics and
+    /// compressed instructions, as on the TilePro), "rv64gc" (hardware floating point), or any "rv64i" plus m, a,
+    /// f, d, c in that order (see `riscv::isa::Isa::parse`).
     #[serde(default = "default_isa")]
     pub isa: String,
+    /// What a misaligned load or store does: "fault" (default: the core stops with a report, as a classic 5-stage
+    /// core without a trap handler) or "split" (performed as aligned accesses, costing
+    /// `timing.misaligned_penalty_cycles` more). Atomics must be aligned either way.
+    #[serde(default = "default_misaligned")]
+    pub misaligned_access: String,
     pub frequency_mhz: u64,
     /// Private memory per tile.
     pub memory_kib: u64,
@@ -55,6 +63,10 @@ pub struct CoreConfig {
 
 fn default_isa() -> String {
     "rv64im".into()
+}
+
+fn default_misaligned() -> String {
+    "fault".into()
 }
 
 fn default_stack_kib() -> u64 {
@@ -239,8 +251,9 @@ impl ChipConfig {
     }
 
     pub fn validate(&self) -> Result<(), ChipConfigError> {
-        if self.core.isa != "rv64im" {
-            return Err(self.invalid(format!("core.isa = {:?}: only \"rv64im\" is supported", self.core.isa)));
+        Isa::parse(&self.core.isa).map_err(|e| self.invalid(format!("core.isa = {e}")))?;
+        if !matches!(self.core.misaligned_access.as_str(), "fault" | "split") {
+            return Err(self.invalid(format!("core.misaligned_access = {:?}: must be \"fault\" or \"split\"", self.core.misaligned_access)));
         }
         if self.core.frequency_mhz == 0 || self.core.frequency_mhz > 100_000 {
             return Err(self.invalid(format!("core.frequency_mhz = {}: must be between 1 and 100000", self.core.frequency_mhz)));
@@ -344,6 +357,16 @@ impl ChipConfig {
 
     pub fn memory_bytes(&self) -> u64 {
         self.core.memory_kib * 1024
+    }
+
+    /// The cores' extensions (`core.isa`, checked by `validate`).
+    pub fn isa(&self) -> Isa {
+        Isa::parse(&self.core.isa).unwrap_or(Isa::RV64IM)
+    }
+
+    /// Whether misaligned loads and stores are performed (`core.misaligned_access = "split"`).
+    pub fn misaligned_split(&self) -> bool {
+        self.core.misaligned_access == "split"
     }
 
     pub fn frequency_hz(&self) -> u64 {

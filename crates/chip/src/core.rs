@@ -1,4 +1,5 @@
-//! One tile's core: an RV64IM hart with its private memory, run by a fast loop over pre-decoded program text.
+//! One tile's core: an RV64 hart (the chip's extensions, `core.isa`) with its private memory, run by a fast loop
+//! over pre-decoded program text.
 //!
 //! Every core of a chip runs the same program, so the program text is decoded once and shared. A core that writes
 //! into its own text (self-modifying code, a JIT) switches to decoding from its memory at every fetch, which is
@@ -11,27 +12,39 @@ use crate::console::Console;
 use crate::semihost::{self, FileTable};
 use riscv::disasm::disassemble_word;
 use riscv::exec::{EnvOp, Fault, Flow};
-use riscv::isa::OP_COUNT;
+use riscv::isa::{Isa, OP_COUNT};
 use riscv::{CostTable, Decoded, Hart, MemFault, Memory, Pipeline, Ram};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// Program text decoded once for all cores: entry `i` is the instruction at `base + 4 i` (`None`: not an
-/// instruction, reported if executed).
+/// Program text decoded once for all cores, for a hart with extensions `isa`: entry `i` is the instruction
+/// starting at `base + 2 i` (`None`: not an instruction there, reported if executed). Every halfword has an entry,
+/// because with compressed instructions one may start at any; without them only every other entry is reached.
 #[derive(Debug)]
 pub struct DecodedText {
     pub base: u64,
-    pub words: Vec<Option<Decoded>>,
+    pub entries: Vec<Option<Decoded>>,
 }
 
 impl DecodedText {
-    pub fn new(base: u64, bytes: &[u8]) -> DecodedText {
-        let words = bytes.chunks_exact(4).map(|w| riscv::decode(u32::from_le_bytes(w.try_into().unwrap()))).collect();
-        DecodedText { base, words }
+    pub fn new(base: u64, bytes: &[u8], isa: Isa) -> DecodedText {
+        let halfwords = bytes.len() / 2;
+        let entries = (0..halfwords)
+            .map(|i| {
+                let at = |k: usize| bytes.get(2 * (i + k)..2 * (i + k) + 2).map_or(0, |b| u32::from(u16::from_le_bytes([b[0], b[1]])));
+                let low = at(0);
+                // A 32-bit instruction whose second half lies past the text is not one.
+                if low & 3 == 3 && i + 1 >= halfwords {
+                    return None;
+                }
+                riscv::decode::decode_for(low | at(1) << 16, isa)
+            })
+            .collect();
+        DecodedText { base, entries }
     }
 
     fn len_bytes(&self) -> u64 {
-        self.words.len() as u64 * 4
+        self.entries.len() as u64 * 2
     }
 }
 
@@ -108,8 +121,10 @@ pub struct CoreFault {
 impl std::fmt::Display for CoreFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "core {} (tile {}) stopped at cycle {}, pc {:#x}", self.core, self.tile, self.cycle, self.pc)?;
-        if let Some(word) = self.instruction {
-            write!(f, " [{word:08x}] {}", self.disassembly)?;
+        match self.instruction {
+            Some(word) if word & 3 != 3 => write!(f, " [{word:04x}] {}", self.disassembly)?,
+            Some(word) => write!(f, " [{word:08x}] {}", self.disassembly)?,
+            None => {}
         }
         write!(f, ": {}", self.reason)
     }
@@ -153,6 +168,8 @@ pub struct CoreEnv {
     pub work_dir: std::path::PathBuf,
     /// The chip's network interface kind; `None` turns NI instructions into faults.
     pub ni: crate::config::NiKind,
+    /// Misaligned loads and stores are performed (split) rather than faults.
+    pub misaligned_split: bool,
 }
 
 /// One core and everything it owns.
@@ -176,6 +193,8 @@ pub struct Core {
     pub profile: Option<Box<[u64]>>,
     /// Cycles spent asleep (sleep, usleep, nanosleep: semihosting `NOCMSG_SYS_SLEEP`).
     pub sleep_cycles: u64,
+    /// Misaligned loads and stores performed as split accesses (`core.misaligned_access = "split"`).
+    pub misaligned_accesses: u64,
 }
 
 impl Core {
@@ -195,6 +214,7 @@ impl Core {
             end_cycle: None,
             profile: None,
             sleep_cycles: 0,
+            misaligned_accesses: 0,
         }
     }
 
@@ -206,19 +226,44 @@ impl Core {
     #[inline(always)]
     fn fetch(&mut self) -> Result<Decoded, (FaultKind, String)> {
         let pc = self.hart.pc;
-        let index = pc.wrapping_sub(self.text.base) >> 2;
-        let illegal = || (FaultKind::IllegalInstruction, "illegal instruction".to_string());
-        if pc & 3 == 0 && (index as usize) < self.text.words.len() && !self.mem.text_written {
-            return self.text.words[index as usize].ok_or_else(illegal);
+        let index = pc.wrapping_sub(self.text.base) >> 1;
+        if pc & 1 == 0 && (index as usize) < self.text.entries.len() && !self.mem.text_written {
+            if let Some(d) = self.text.entries[index as usize] {
+                return Ok(d);
+            }
         }
-        let word = self.mem.fetch(pc).map_err(|e| (memory_fault_kind(&e), e.to_string()))?;
-        riscv::decode(word).ok_or_else(illegal)
+        self.fetch_from_memory()
+    }
+
+    /// Fetches and decodes the instruction at the pc from memory (written text, code outside the text segments,
+    /// or an illegal instruction to report).
+    #[cold]
+    #[inline(never)]
+    fn fetch_from_memory(&mut self) -> Result<Decoded, (FaultKind, String)> {
+        let pc = self.hart.pc;
+        let word = self.fetch_word(pc).map_err(|e| (memory_fault_kind(&e), e.to_string()))?;
+        riscv::decode::decode_for(word, self.hart.isa).ok_or_else(|| (FaultKind::IllegalInstruction, illegal_reason(word, self.hart.isa)))
+    }
+
+    /// The instruction word at `pc` (only its low half if that is a compressed parcel), fetched in halfwords so that
+    /// a compressed instruction at the very end of memory is no fault.
+    fn fetch_word(&mut self, pc: u64) -> Result<u32, MemFault> {
+        let as_fetch = |e: MemFault| match e {
+            MemFault::OutOfRange { addr, size, .. } => MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Fetch },
+            MemFault::Misaligned { addr, size, .. } => MemFault::Misaligned { addr, size, kind: riscv::memory::AccessKind::Fetch },
+        };
+        let low = self.mem.ram.load(pc, 2).map_err(as_fetch)? as u32;
+        if low & 3 != 3 {
+            return Ok(low);
+        }
+        let high = self.mem.ram.load(pc.wrapping_add(2), 2).map_err(as_fetch)? as u32;
+        Ok(low | high << 16)
     }
 
     /// Stops the core with a report about the instruction at the pc.
     pub fn fault(&mut self, kind: FaultKind, reason: String) {
         let pc = self.hart.pc;
-        let instruction = self.mem.ram.load(pc, 4).ok().map(|w| w as u32);
+        let instruction = self.fetch_word(pc).ok();
         let disassembly = instruction.map(|w| disassemble_word(w, pc)).unwrap_or_default();
         let cycle = self.hart.cycle;
         self.status = CoreStatus::Faulted {
@@ -254,7 +299,11 @@ impl Core {
                     return RunStop::Stopped;
                 }
             };
-            let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
+            let result = match riscv::execute(&mut self.hart, &mut self.mem, d) {
+                Err(Fault::Memory(MemFault::Misaligned { .. })) if env.misaligned_split => self.execute_split(d, env),
+                result => result,
+            };
+            let redirected = match result {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
                 Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
@@ -284,6 +333,18 @@ impl Core {
         RunStop::Horizon
     }
 
+    /// Runs `d`, which faulted on a misaligned load or store, again with the access split into bytes (on a chip with
+    /// `core.misaligned_access = "split"`); it costs the misaligned penalty on top of the instruction's cycles.
+    /// Execution changes nothing on a fault, so running it again is exact.
+    #[cold]
+    #[inline(never)]
+    fn execute_split(&mut self, d: Decoded, env: &CoreEnv) -> Result<Flow, Fault> {
+        let flow = riscv::execute(&mut self.hart, &mut SplitAccess(&mut self.mem), d)?;
+        self.misaligned_accesses += 1;
+        self.hart.cycle += u64::from(env.costs.misaligned);
+        Ok(flow)
+    }
+
     /// Stops the core whose instruction at `pc` (already executed) put the stack pointer below the stack
     /// reservation: without this the stack would silently overwrite the heap, data and code below it.
     #[cold]
@@ -309,21 +370,21 @@ impl Core {
     #[inline]
     pub fn charge(&mut self, pc: u64, cycles: u64) {
         if let Some(p) = self.profile.as_mut() {
-            let index = pc.wrapping_sub(self.text.base) >> 2;
+            let index = pc.wrapping_sub(self.text.base) >> 1;
             if let Some(slot) = p.get_mut(index as usize) {
                 *slot += cycles;
             }
         }
     }
 
-    /// Turns on profiling (one counter per word of program text).
+    /// Turns on profiling (one counter per halfword of program text: where an instruction may start).
     pub fn enable_profile(&mut self) {
-        self.profile = Some(vec![0; self.text.words.len()].into_boxed_slice());
+        self.profile = Some(vec![0; self.text.entries.len()].into_boxed_slice());
     }
 
     /// Address of profile entry `index`.
     pub fn text_address(&self, index: usize) -> u64 {
-        self.text.base + 4 * index as u64
+        self.text.base + 2 * index as u64
     }
 
     /// Charges the cycles of an executed instruction and counts it.
@@ -336,7 +397,7 @@ impl Core {
 
     /// A semihosting call that ends the core (exit, abort) retires like any instruction before the core stops.
     fn retire_last_call(&mut self, env: &CoreEnv) {
-        self.hart.pc = self.hart.pc.wrapping_add(4);
+        self.hart.pc = self.hart.pc.wrapping_add(4); // the semihosting `ebreak` is never compressed
         self.hart.cycle += u64::from(env.costs.cycles[riscv::Op::Ebreak as usize]);
         self.hart.instret += 1;
         self.op_counts[riscv::Op::Ebreak as usize] += 1;
@@ -394,6 +455,44 @@ impl Core {
     }
 }
 
+/// A memory seen through byte accesses: a misaligned access becomes aligned ones (checked in full before a store
+/// writes anything, so a fault still changes nothing).
+struct SplitAccess<'a>(&'a mut TileMemory);
+
+impl Memory for SplitAccess<'_> {
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, MemFault> {
+        let mut value = 0;
+        for i in 0..u64::from(size) {
+            value |= self.0.load(addr.wrapping_add(i), 1)? << (8 * i);
+        }
+        Ok(value)
+    }
+
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        for i in 0..u64::from(size) {
+            self.0.load(addr.wrapping_add(i), 1).map_err(|e| match e {
+                MemFault::OutOfRange { .. } => MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Store },
+                other => other,
+            })?;
+        }
+        for i in 0..u64::from(size) {
+            self.0.store(addr.wrapping_add(i), 1, value >> (8 * i))?;
+        }
+        Ok(())
+    }
+}
+
+/// Why an instruction word does not run on a hart with `isa`: an instruction of a missing extension, or none.
+fn illegal_reason(word: u32, isa: Isa) -> String {
+    match riscv::decode::missing_extension(word, isa) {
+        Some(ext) => format!(
+            "illegal instruction: it belongs to the {:?} extension, which this chip's cores (core.isa = {isa}) do not have",
+            ext
+        ),
+        None => "illegal instruction".to_string(),
+    }
+}
+
 fn memory_fault_kind(fault: &MemFault) -> FaultKind {
     match fault {
         MemFault::OutOfRange { .. } => FaultKind::BadAddress,
@@ -404,14 +503,14 @@ fn memory_fault_kind(fault: &MemFault) -> FaultKind {
 fn fault_kind(fault: &Fault) -> FaultKind {
     match fault {
         Fault::Memory(m) => memory_fault_kind(m),
-        Fault::MisalignedTarget { .. } => FaultKind::Misaligned,
-        Fault::Csr { .. } => FaultKind::IllegalInstruction,
+        Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => FaultKind::Misaligned,
+        Fault::Csr { .. } | Fault::RoundingMode { .. } => FaultKind::IllegalInstruction,
     }
 }
 
 fn fault_reason(fault: &Fault) -> String {
     match fault {
-        Fault::Csr { .. } => format!("illegal instruction: {fault}"),
-        Fault::Memory(_) | Fault::MisalignedTarget { .. } => fault.to_string(),
+        Fault::Csr { .. } | Fault::RoundingMode { .. } => format!("illegal instruction: {fault}"),
+        Fault::Memory(_) | Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => fault.to_string(),
     }
 }

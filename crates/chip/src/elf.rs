@@ -1,14 +1,18 @@
-//! Reading a program: a statically linked RV64 ELF executable, checked for what the cores can run (64-bit,
-//! little-endian, RISC-V, no compressed instructions, soft-float ABI) before anything is loaded.
+//! Reading a program: a statically linked RV64 ELF executable, checked for what any core can run (64-bit,
+//! little-endian, RISC-V) before anything is loaded, with the extensions it was built for (its `.riscv.attributes`
+//! arch string, or the ELF header's RVC and float-ABI flags), which the chip compares with its own ISA.
 
 use object::{Object, ObjectSymbol};
+use riscv::isa::Isa;
 use std::path::Path;
 
 /// The ELF header flag marking code that uses compressed (RVC) instructions.
 const EF_RISCV_RVC: u32 = 0x1;
-/// The ELF header bits giving the floating-point ABI (0 = soft float).
+/// The ELF header bits giving the floating-point ABI (0 soft, 2 single, 4 double, 6 quad).
 const EF_RISCV_FLOAT_ABI: u32 = 0x6;
 const PF_X: u32 = 1;
+/// The RISC-V build-attribute tag holding the arch string (RISC-V ELF psABI).
+const TAG_RISCV_ARCH: u64 = 5;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
@@ -58,6 +62,82 @@ pub struct Program {
     pub wait_record: Option<u64>,
     /// libnocmsg's code (`__start_nocmsg_text`..`__stop_nocmsg_text`, placed by runtime/nocmsg.ld).
     pub library_text: Option<(u64, u64)>,
+    /// The extensions the program was built for, and where that was read (`arch attribute "rv64i2p1_m2p0..."` or
+    /// `ELF header flags`).
+    pub isa: (Isa, String),
+}
+
+/// The value of `Tag_RISCV_arch` in a `.riscv.attributes` section: version 'A', then subsections (length, vendor
+/// name, then sub-subsections of tag, length and attributes, whose even tags take a ULEB128 value and odd ones a
+/// NUL-terminated string).
+fn arch_attribute(section: &[u8]) -> Option<String> {
+    fn uleb(b: &[u8], at: &mut usize) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *b.get(*at)?;
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+    fn u32_at(b: &[u8], at: usize) -> Option<usize> {
+        Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?) as usize)
+    }
+    let (&version, mut rest) = section.split_first()?;
+    if version != b'A' {
+        return None;
+    }
+    while rest.len() >= 4 {
+        let len = u32_at(rest, 0)?;
+        let sub = rest.get(4..len)?;
+        rest = &rest[len..];
+        let name_end = sub.iter().position(|&c| c == 0)?;
+        if &sub[..name_end] != b"riscv" {
+            continue;
+        }
+        let mut inner = &sub[name_end + 1..];
+        while inner.len() >= 5 {
+            let (tag, len) = (inner[0], u32_at(inner, 1)?);
+            let attrs = inner.get(5..len)?;
+            inner = &inner[len..];
+            if tag != 1 {
+                continue; // only file-wide attributes
+            }
+            let mut at = 0;
+            while at < attrs.len() {
+                let tag = uleb(attrs, &mut at)?;
+                if tag % 2 == 0 {
+                    uleb(attrs, &mut at)?;
+                } else {
+                    let end = at + attrs[at..].iter().position(|&c| c == 0)?;
+                    let text = std::str::from_utf8(&attrs[at..end]).ok()?;
+                    if tag == TAG_RISCV_ARCH {
+                        return Some(text.to_string());
+                    }
+                    at = end + 1;
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The standard extensions an arch string such as `rv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0_zicsr2p0` names (version
+/// numbers and multi-letter extensions other than the implied ones aside).
+fn isa_of_arch(arch: &str) -> Isa {
+    let letters: String = arch
+        .strip_prefix("rv64")
+        .unwrap_or(arch)
+        .split('_')
+        .filter_map(|part| part.chars().next())
+        .filter(|c| "imafdc".contains(*c))
+        .collect();
+    // `g` never appears in the attribute (the assembler spells it out); an unknown order still parses letter by letter.
+    let canonical: String = "imafdc".chars().filter(|c| letters.contains(*c)).collect();
+    Isa::parse(&format!("rv64{canonical}")).unwrap_or(Isa::RV64IM)
 }
 
 /// The function symbols of any ELF file (for naming addresses in a program's backtrace), by address.
@@ -102,14 +182,31 @@ impl Program {
         if file.kind() != object::ObjectKind::Executable {
             return Err(unsupported(format!("is a {:?} file, not a statically linked executable", file.kind())));
         }
-        if let object::FileFlags::Elf { e_flags, .. } = file.flags() {
-            if e_flags & EF_RISCV_RVC != 0 {
-                return Err(unsupported("uses compressed (RVC) instructions; the cores are RV64IM (use -march=rv64im)".into()));
+        let e_flags = match file.flags() {
+            object::FileFlags::Elf { e_flags, .. } => e_flags,
+            _ => 0,
+        };
+        let attributes = {
+            use object::ObjectSection;
+            file.section_by_name(".riscv.attributes").and_then(|s| s.data().ok()).and_then(arch_attribute)
+        };
+        let isa = match attributes {
+            Some(arch) => (isa_of_arch(&arch), format!("arch attribute {arch:?}")),
+            None => {
+                // No attributes (an old toolchain, or removed): what the header says, C and the FP registers the
+                // ABI passes values in; code using F or D with a soft-float ABI shows when it runs.
+                let mut letters = String::from("im");
+                match e_flags & EF_RISCV_FLOAT_ABI {
+                    0 => {}
+                    2 => letters.push('f'),
+                    _ => letters.push_str("fd"),
+                }
+                if e_flags & EF_RISCV_RVC != 0 {
+                    letters.push('c');
+                }
+                (Isa::parse(&format!("rv64{letters}")).expect("valid"), format!("ELF header flags {e_flags:#x}"))
             }
-            if e_flags & EF_RISCV_FLOAT_ABI != 0 {
-                return Err(unsupported("uses a hardware floating-point ABI; the cores are RV64IM (use -mabi=lp64)".into()));
-            }
-        }
+        };
         let mut segments = Vec::new();
         if let object::File::Elf64(elf) = &file {
             use object::read::elf::ProgramHeader;
@@ -176,6 +273,7 @@ impl Program {
             wait_sites: section(".nocmsg_waits"),
             wait_record: symbol("nocmsg_wait_record"),
             library_text,
+            isa,
         })
     }
 }
@@ -183,6 +281,23 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_arch_attribute() {
+        // What GNU as writes for -march=rv64gc: 'A', subsection "riscv", file tag 1, stack_align (4) 16, arch (5).
+        let arch = b"rv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0_zicsr2p0_zifencei2p0\0";
+        let attrs: Vec<u8> = [&[4u8, 16, 5][..], arch].concat();
+        let file_sub: Vec<u8> = [&[1u8][..], &((attrs.len() + 5) as u32).to_le_bytes(), &attrs].concat();
+        let sub: Vec<u8> = [&((file_sub.len() + 10) as u32).to_le_bytes()[..], b"riscv\0", &file_sub].concat();
+        let section: Vec<u8> = [&[b'A'][..], &sub].concat();
+        let text = arch_attribute(&section).unwrap();
+        assert_eq!(text, "rv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0_zicsr2p0_zifencei2p0");
+        assert_eq!(isa_of_arch(&text), Isa::RV64GC);
+        assert_eq!(isa_of_arch("rv64i2p1_m2p0_zmmul1p0"), Isa::RV64IM);
+        assert_eq!(isa_of_arch("rv64i2p1_m2p0_a2p1_c2p0"), Isa::RV64IMAC);
+        assert_eq!(arch_attribute(b"B"), None);
+        assert_eq!(arch_attribute(&section[..section.len() - 3]), None, "truncated");
+    }
 
     #[test]
     fn rejects_garbage_with_one_line() {

@@ -48,6 +48,8 @@ pub struct Timing {
     pub fp_misc_cycles: u32,
     /// What an instruction reading the destination of the FP load just before it waits.
     pub fp_load_use_stall_cycles: u32,
+    /// Added to a misaligned load or store on a chip that performs them (split into aligned accesses).
+    pub misaligned_penalty_cycles: u32,
 }
 
 impl Default for Timing {
@@ -75,6 +77,7 @@ impl Default for Timing {
             fp_convert_cycles: 2,
             fp_misc_cycles: 1,
             fp_load_use_stall_cycles: 1,
+            misaligned_penalty_cycles: 2,
         }
     }
 }
@@ -184,6 +187,7 @@ impl Timing {
             ("amo_penalty_cycles", self.amo_penalty_cycles),
             ("lr_sc_penalty_cycles", self.lr_sc_penalty_cycles),
             ("fp_load_use_stall_cycles", self.fp_load_use_stall_cycles),
+            ("misaligned_penalty_cycles", self.misaligned_penalty_cycles),
         ] {
             if v > 10_000 {
                 return Err(TimingError(format!("{name} = {v}: must be at most 10000")));
@@ -227,7 +231,14 @@ impl Timing {
                 _ => 0,
             };
         }
-        CostTable { cycles, class, load_use, taken_branch: self.taken_branch_penalty_cycles, jump: self.jump_penalty_cycles }
+        CostTable {
+            cycles,
+            class,
+            load_use,
+            taken_branch: self.taken_branch_penalty_cycles,
+            jump: self.jump_penalty_cycles,
+            misaligned: self.misaligned_penalty_cycles,
+        }
     }
 }
 
@@ -240,6 +251,8 @@ pub struct CostTable {
     pub load_use: [u32; OP_COUNT],
     pub taken_branch: u32,
     pub jump: u32,
+    /// The penalty of a split misaligned access.
+    pub misaligned: u32,
 }
 
 /// Pipeline state carried between instructions, and the stall counts it produces.
