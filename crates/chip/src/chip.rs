@@ -317,6 +317,7 @@ impl Chip {
             command_line: command_line(&name, &options.args),
             heap_start,
             heap_end,
+            stack_floor: if program.boot_block.is_some() { heap_end } else { 0 },
             stack_top: mem_end,
             work_dir: options.work_dir.clone(),
             ni: config.ni.kind,

@@ -161,8 +161,12 @@ pub struct CoreEnv {
     pub frequency_hz: u64,
     pub command_line: String,
     pub heap_start: u64,
-    /// The bottom of the stack reservation: the heap stops here, and `sp` must not go below it.
+    /// The bottom of the stack reservation: the heap stops here.
     pub heap_end: u64,
+    /// `sp` must not go below this: `heap_end` for programs with the nocmsg runtime (whose stack is the
+    /// reservation), 0 for others, which may use x2 as they like (the official RISC-V tests use it as an ordinary
+    /// register).
+    pub stack_floor: u64,
     pub stack_top: u64,
     /// Directory files opened through semihosting are resolved against (and confined to).
     pub work_dir: std::path::PathBuf,
@@ -321,7 +325,7 @@ impl Core {
             // The only instructions that move the stack pointer are those writing x2, so checking them catches a
             // stack growing into the heap at the instruction that does it (decoded words carry rd = 0 for formats
             // without a destination).
-            if d.rd == 2 && self.hart.x[2] < env.heap_end {
+            if d.rd == 2 && self.hart.x[2] < env.stack_floor {
                 self.stack_overflow(pc, env);
                 return RunStop::Stopped;
             }

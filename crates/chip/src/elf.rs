@@ -208,6 +208,9 @@ impl Program {
             }
         };
         let mut segments = Vec::new();
+        // Segments without any permission flag (a linker script whose PHDRS give none, as the RISC-V test
+        // environment's does): if no segment is marked executable, these hold the code.
+        let mut flagless = Vec::new();
         if let object::File::Elf64(elf) = &file {
             use object::read::elf::ProgramHeader;
             let endian = elf.endian();
@@ -223,6 +226,9 @@ impl Program {
                 if address.checked_add(mem_size).is_none() {
                     return Err(malformed(format!("segment at {address:#x} wraps around the address space")));
                 }
+                if ph.p_flags(endian) == 0 {
+                    flagless.push(segments.len());
+                }
                 segments.push(Segment {
                     address,
                     data: bytes.to_vec(),
@@ -237,6 +243,9 @@ impl Program {
         let _ = object::Object::segments(&file).count();
         if segments.is_empty() {
             return Err(unsupported("has no loadable segments".into()));
+        }
+        if !segments.iter().any(|s| s.executable) {
+            flagless.iter().for_each(|&i| segments[i].executable = true);
         }
         let entry = file.entry();
         if !segments.iter().any(|s| s.executable && entry >= s.address && entry < s.address + s.mem_size) {

@@ -115,6 +115,7 @@ mod tests {
             wait_sites: Vec::new(),
             wait_record: None,
             library_text: None,
+            isa: (riscv::isa::Isa::RV64IM, "test".into()),
         }
     }
 

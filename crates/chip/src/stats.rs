@@ -25,13 +25,19 @@ pub struct Stalls {
     pub memory: u64,
     /// ALU operations slower than one cycle (a chip with `alu_cycles` > 1).
     pub alu: u64,
+    /// Floating-point operations slower than one cycle.
+    pub fp: u64,
+    /// Atomic memory operations, LR and SC beyond one cycle.
+    pub atomic: u64,
+    /// Misaligned loads and stores performed as split accesses (`core.misaligned_access = "split"`).
+    pub misaligned: u64,
     /// Asleep in sleep, usleep or nanosleep.
     pub sleep: u64,
 }
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.sleep
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep
     }
 }
 
@@ -58,16 +64,30 @@ impl CoreStats {
         };
         let extra = |cycles: u32| u64::from(cycles.saturating_sub(1));
         let alu_like = count(&|c| matches!(c, LatencyClass::Alu | LatencyClass::Branch | LatencyClass::Jump | LatencyClass::System));
+        // Cycles beyond one of every op whose class satisfies `pred`.
+        let beyond = |pred: &dyn Fn(LatencyClass) -> bool| -> u64 {
+            Op::all()
+                .filter(|&op| pred(LatencyClass::of(op)))
+                .map(|op| core.op_counts[op as usize] * extra(timing.latency(LatencyClass::of(op))))
+                .sum()
+        };
         let p = &core.pipeline;
         let stalls = Stalls {
-            load_use: p.load_use_stalls * u64::from(timing.load_use_stall_cycles),
+            load_use: p.load_use_stall_cycles,
             branch: p.taken_branches * u64::from(timing.taken_branch_penalty_cycles),
             jump: p.jumps * u64::from(timing.jump_penalty_cycles),
             mul: count(&|c| c == LatencyClass::Mul) * extra(timing.mul_cycles),
             div: count(&|c| c == LatencyClass::Div32) * extra(timing.div32_cycles)
                 + count(&|c| c == LatencyClass::Div64) * extra(timing.div64_cycles),
-            memory: count(&|c| matches!(c, LatencyClass::Load | LatencyClass::Store)) * extra(timing.memory_cycles),
+            memory: count(&|c| matches!(c, LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore))
+                * extra(timing.memory_cycles),
             alu: alu_like * extra(timing.alu_cycles),
+            fp: beyond(&|c| {
+                use LatencyClass::*;
+                matches!(c, FpAdd | FpMul | FpFma | FpDiv32 | FpDiv64 | FpSqrt32 | FpSqrt64 | FpConvert | FpMisc)
+            }),
+            atomic: beyond(&|c| matches!(c, LatencyClass::Amo | LatencyClass::LrSc)),
+            misaligned: core.misaligned_accesses * u64::from(timing.misaligned_penalty_cycles),
             sleep: core.sleep_cycles,
         };
         CoreStats {

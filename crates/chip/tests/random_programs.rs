@@ -1,5 +1,7 @@
 //! Random instruction words never crash the simulator: every core ends by exiting, stopping with a fault report,
-//! or still running at the cycle limit. And fast clocking equals debug clocking on them too.
+//! or still running at the cycle limit. And fast clocking equals debug clocking on them too. Programs run on an
+//! RV64IM chip and on an RV64GC one (every row of the table, compressed parcels, misaligned accesses faulting or
+//! split).
 
 use chip::chip::{Event, RunEnd, RunOptions};
 use chip::config::MEMORY_BASE;
@@ -7,11 +9,16 @@ use chip::elf::{Program, Segment};
 use chip::{Chip, ChipConfig};
 use proptest::prelude::*;
 
-const CHIP: &str = r#"
+/// The fuzzing chip with cores of `isa`, misaligned accesses faulting or performed.
+fn chip(isa: &str, misaligned: &str) -> String {
+    format!(
+        r#"
     name = "fuzz"
-    mesh = { width = 2, height = 2 }
-    core = { frequency_mhz = 100, memory_kib = 64, stack_kib = 8 }
-"#;
+    mesh = {{ width = 2, height = 2 }}
+    core = {{ frequency_mhz = 100, memory_kib = 64, stack_kib = 8, isa = "{isa}", misaligned_access = "{misaligned}" }}
+"#
+    )
+}
 
 const SEMIHOSTING_CALL: [u32; 3] = [0x01f0_1013, 0x0010_0073, 0x4070_5013];
 
@@ -22,6 +29,14 @@ fn word() -> impl Strategy<Value = Vec<u32>> {
         12 => (0..riscv::isa::INSTRUCTIONS.len(), any::<u32>()).prop_map(|(row, bits)| {
             let s = &riscv::isa::INSTRUCTIONS[row];
             vec![s.match_bits | (bits & !s.mask)]
+        }),
+        // Two random compressed parcels (rows of the RVC table, free bits random) in one word.
+        3 => ((0..riscv::rvc::COMPRESSED.len(), any::<u16>()), (0..riscv::rvc::COMPRESSED.len(), any::<u16>())).prop_map(|(a, b)| {
+            let parcel = |(row, bits): (usize, u16)| {
+                let s = &riscv::rvc::COMPRESSED[row];
+                u32::from(s.match_bits | (bits & !s.mask))
+            };
+            vec![parcel(a) | parcel(b) << 16]
         }),
         // A semihosting call with a random operation number (a1 points into memory thanks to the prologue).
         2 => (0u32..0x33).prop_map(|op| {
@@ -60,11 +75,12 @@ fn program(words: &[u32]) -> Program {
         wait_sites: Vec::new(),
         wait_record: None,
         library_text: None,
+        isa: (riscv::isa::Isa::RV64IM, "test".into()),
     }
 }
 
-fn run(words: &[u32], debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
-    let config = ChipConfig::parse(CHIP, "fuzz").unwrap();
+fn run(words: &[u32], chip_text: &str, debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
+    let config = ChipConfig::parse(chip_text, "fuzz").unwrap();
     let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf(), profile: false };
     let mut chip = Chip::new(config, &program(words), options).unwrap();
     let mut lines = Vec::new();
@@ -84,12 +100,17 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_words_never_crash_and_clockings_agree(words in prop::collection::vec(word(), 1..200)) {
+    fn random_words_never_crash_and_clockings_agree(
+        words in prop::collection::vec(word(), 1..200),
+        isa in prop::sample::select(vec!["rv64im", "rv64gc", "rv64imac"]),
+        split in any::<bool>(),
+    ) {
         let words: Vec<u32> = words.into_iter().flatten().collect();
+        let chip_text = chip(isa, if split { "split" } else { "fault" });
         // Semihosting file operations of random code land in a scratch directory.
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-work-dir");
         std::fs::create_dir_all(&dir).unwrap();
-        let (end, stats, lines) = run(&words, false, &dir);
+        let (end, stats, lines) = run(&words, &chip_text, false, &dir);
         for core in stats["cores"].as_array().unwrap() {
             let state = core["state"].as_str().unwrap();
             prop_assert!(["exited", "faulted", "running"].contains(&state), "{core}");
@@ -100,7 +121,7 @@ proptest! {
         if let RunEnd::CycleLimit { cycle, .. } = &end {
             prop_assert_eq!(*cycle, 3_000);
         }
-        let (end_debug, stats_debug, lines_debug) = run(&words, true, &dir);
+        let (end_debug, stats_debug, lines_debug) = run(&words, &chip_text, true, &dir);
         prop_assert_eq!(end, end_debug);
         prop_assert_eq!(stats, stats_debug);
         prop_assert_eq!(lines, lines_debug);

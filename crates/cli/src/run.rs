@@ -49,7 +49,7 @@ pub struct RunArgs {
     /// Write the cycles spent in each function (all cores) to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Program (RV64IM ELF built with bin/nocmsg-cc), then its arguments: everything after the program goes to it
+    /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
