@@ -303,11 +303,7 @@ impl Core {
                     return RunStop::Stopped;
                 }
             };
-            let result = match riscv::execute(&mut self.hart, &mut self.mem, d) {
-                Err(Fault::Memory(MemFault::Misaligned { .. })) if env.misaligned_split => self.execute_split(d, env),
-                result => result,
-            };
-            let redirected = match result {
+            let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
                 Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
@@ -317,10 +313,13 @@ impl Core {
                     }
                     false
                 }
-                Err(fault) => {
-                    self.fault(fault_kind(&fault), fault_reason(&fault));
-                    return RunStop::Stopped;
-                }
+                Err(fault) => match self.execute_split(fault, d, env) {
+                    Ok(redirected) => redirected,
+                    Err(fault) => {
+                        self.fault(fault_kind(&fault), fault_reason(&fault));
+                        return RunStop::Stopped;
+                    }
+                },
             };
             // The only instructions that move the stack pointer are those writing x2, so checking them catches a
             // stack growing into the heap at the instruction that does it (decoded words carry rd = 0 for formats
@@ -337,16 +336,22 @@ impl Core {
         RunStop::Horizon
     }
 
-    /// Runs `d`, which faulted on a misaligned load or store, again with the access split into bytes (on a chip with
-    /// `core.misaligned_access = "split"`); it costs the misaligned penalty on top of the instruction's cycles.
-    /// Execution changes nothing on a fault, so running it again is exact.
+    /// After `d` failed with `fault`: if that was a misaligned load or store on a chip with
+    /// `core.misaligned_access = "split"`, runs `d` again with the access split into bytes, costing the misaligned
+    /// penalty on top of the instruction's cycles, and returns whether it redirected the pc (loads and stores never
+    /// do); otherwise, or if it fails again, the fault. Execution changes nothing on a fault, so running it again is
+    /// exact. Cold: the fast loop pays nothing for it.
     #[cold]
     #[inline(never)]
-    fn execute_split(&mut self, d: Decoded, env: &CoreEnv) -> Result<Flow, Fault> {
+    fn execute_split(&mut self, fault: Fault, d: Decoded, env: &CoreEnv) -> Result<bool, Fault> {
+        if !(env.misaligned_split && matches!(fault, Fault::Memory(MemFault::Misaligned { .. }))) {
+            return Err(fault);
+        }
         let flow = riscv::execute(&mut self.hart, &mut SplitAccess(&mut self.mem), d)?;
+        debug_assert_eq!(flow, Flow::Next, "only loads and stores are split");
         self.misaligned_accesses += 1;
         self.hart.cycle += u64::from(env.costs.misaligned);
-        Ok(flow)
+        Ok(false)
     }
 
     /// Stops the core whose instruction at `pc` (already executed) put the stack pointer below the stack
