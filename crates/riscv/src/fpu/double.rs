@@ -2,7 +2,7 @@
 //! (host arithmetic, see the module docs of [`super`]) and otherwise asks the reference path; the comments on each
 //! fast path say why its answer equals SoftFloat's.
 
-use super::{flags, nx_unless, soft, FpResult, Rm, DOUBLE};
+use super::{flags, integer_fits, nx_unless, soft, FpResult, Rm, DOUBLE};
 
 const SIGN: u64 = 1 << 63;
 const MANTISSA: u64 = (1 << 52) - 1;
@@ -106,13 +106,16 @@ pub fn f64_mul(a: u64, b: u64, rm: Rm) -> FpResult<u64> {
 /// below), and its grid is 2^min(ea, eq+eb) with eq+eb >= ea-54 (q*b is within a factor 2 of a); |a| >= 2^-960
 /// puts that grid at or above 2^-1066, so `fma(-q, b, a)` returns the remainder exactly and it is zero exactly when
 /// the quotient was exact. `q` safely normal excludes a zero or infinite divisor, infinite or NaN operands,
-/// overflow and tininess.
+/// overflow and tininess. A zero quotient of a zero dividend or an infinite divisor (and no NaN, or `q` would be
+/// NaN) is exact, with the host's sign.
 #[inline(always)]
 pub(super) fn div_fast(a: u64, b: u64) -> Option<FpResult<u64>> {
     let (x, y) = (f(a), f(b));
     let q = x / y;
-    (safely_normal(q) && exponent(a) >= EXP_SAFE_OPERAND)
-        .then(|| FpResult::new(q.to_bits(), nx_unless((-q).mul_add(y, x) == 0.0)))
+    if safely_normal(q) && exponent(a) >= EXP_SAFE_OPERAND {
+        return Some(FpResult::new(q.to_bits(), nx_unless((-q).mul_add(y, x) == 0.0)));
+    }
+    (q == 0.0 && (x == 0.0 || y.is_infinite())).then(|| FpResult::exact(q.to_bits()))
 }
 
 /// `a / b`.
@@ -161,20 +164,32 @@ pub fn f64_sqrt(a: u64, rm: Rm) -> FpResult<u64> {
 /// formed in 127 bits: as is for d in [0, 73]; for d in [-20, 0) with P shifted left instead. For d > 73 the
 /// low k = d-73 bits of V are those of P; if they are not all zero, V has a set bit below 2^k and its top bit is
 /// above 2^(d+51), more than 53 bits apart, so V is inexact; if they are, P >> k is exact and the bracket is
-/// formed at 2^k. For d < -20 the same holds with the roles swapped (k = -d-20 low bits of Mc).
+/// formed at 2^k. For d < -20 the same holds with the roles swapped (k = -d-20 low bits of Mc). A zero addend
+/// leaves V = a*b (exact when P has at most 53 significant bits); a zero factor with finite operands leaves an exact
+/// sum, c or a zero with the sign IEEE gives (as the host does).
 #[inline(always)]
 pub(super) fn mul_add_fast(a: u64, b: u64, c: u64) -> Option<FpResult<u64>> {
     let normal = |x: u64| (1..EXP_SPECIAL).contains(&exponent(x));
-    if !(normal(a) && normal(b) && normal(c)) {
+    let finite = |x: u64| exponent(x) != EXP_SPECIAL;
+    let zero = |x: u64| x & !SIGN == 0;
+    if ((zero(a) && finite(b)) || (zero(b) && finite(a))) && finite(c) {
+        return Some(FpResult::exact(f(a).mul_add(f(b), f(c)).to_bits()));
+    }
+    if !(normal(a) && normal(b) && (normal(c) || zero(c))) {
         return None;
     }
     let r = f(a).mul_add(f(b), f(c));
     if !safely_normal(r) {
         return None;
     }
-    let inexact = Some(FpResult::new(r.to_bits(), flags::NX));
     let significand = |x: u64| ((x & MANTISSA) | HIDDEN) as u128;
-    let (product, addend) = (significand(a) * significand(b), significand(c));
+    let significant_bits = |x: u128| 128 - x.leading_zeros() - x.trailing_zeros();
+    let product = significand(a) * significand(b);
+    if zero(c) {
+        return Some(FpResult::new(r.to_bits(), nx_unless(significant_bits(product) <= 53)));
+    }
+    let inexact = Some(FpResult::new(r.to_bits(), flags::NX));
+    let addend = significand(c);
     let d = exponent(c) as i64 + 1075 - exponent(a) as i64 - exponent(b) as i64;
     let (p, q) = if d > 73 {
         let k = (d - 73) as u32;
@@ -194,8 +209,7 @@ pub(super) fn mul_add_fast(a: u64, b: u64, c: u64) -> Option<FpResult<u64>> {
         (product << 20, addend >> k)
     };
     let sum = if (a ^ b ^ c) & SIGN == 0 { p + q } else { p.abs_diff(q) };
-    let significant_bits = 128 - sum.leading_zeros() - sum.trailing_zeros();
-    Some(FpResult::new(r.to_bits(), nx_unless(sum == 0 || significant_bits <= 53)))
+    Some(FpResult::new(r.to_bits(), nx_unless(sum == 0 || significant_bits(sum) <= 53)))
 }
 
 #[inline(always)]
@@ -390,14 +404,13 @@ pub fn u32_to_f64(x: u32) -> FpResult<u64> {
     FpResult::exact((x as f64).to_bits())
 }
 
-/// `fcvt.d.l`: the host conversion rounds to nearest-even; when it is exact (checked in 128 bits, where 2^63 does
-/// not alias i64::MAX) the result is the same in every mode.
+/// `fcvt.d.l`: the host conversion rounds to nearest-even (Rust guarantees the closest value); when the integer
+/// fits in 53 bits it is exact, and the same in every mode.
 #[inline]
 pub fn i64_to_f64(x: i64, rm: Rm) -> FpResult<u64> {
-    let r = x as f64;
-    let exact = r as i128 == x as i128;
+    let exact = integer_fits(x.unsigned_abs(), 53);
     if exact || rm == Rm::Rne {
-        return FpResult::new(r.to_bits(), nx_unless(exact));
+        return FpResult::new((x as f64).to_bits(), nx_unless(exact));
     }
     soft::i64_to_f64(x, rm)
 }
@@ -405,10 +418,9 @@ pub fn i64_to_f64(x: i64, rm: Rm) -> FpResult<u64> {
 /// `fcvt.d.lu`, as `fcvt.d.l`.
 #[inline]
 pub fn u64_to_f64(x: u64, rm: Rm) -> FpResult<u64> {
-    let r = x as f64;
-    let exact = r as u128 == x as u128;
+    let exact = integer_fits(x, 53);
     if exact || rm == Rm::Rne {
-        return FpResult::new(r.to_bits(), nx_unless(exact));
+        return FpResult::new((x as f64).to_bits(), nx_unless(exact));
     }
     soft::u64_to_f64(x, rm)
 }

@@ -3,7 +3,7 @@
 //! (53 >= 2 * 24 + 2, Figueroa); the comments on each say why the answer and its flags equal SoftFloat's.
 
 use super::double::{int_candidate, I32, I64, U32, U64};
-use super::{nx_unless, soft, FpResult, Rm, SINGLE};
+use super::{integer_fits, nx_unless, soft, FpResult, Rm, SINGLE};
 
 const SIGN: u32 = 1 << 31;
 const EXP_SPECIAL: u32 = 0xff;
@@ -289,17 +289,16 @@ pub fn f32_to_u64(a: u32, rm: Rm) -> FpResult<u64> {
     }
 }
 
-/// Integer-to-single conversions: the host rounds to nearest-even (once, Rust guarantees the closest value); the
-/// result is checked in 128 bits (no saturation aliasing), and an exact result is the same in every mode.
+/// Integer-to-single conversions: the host rounds to nearest-even (Rust guarantees the closest value); an integer
+/// that fits in 24 bits converts exactly, the same in every mode.
 macro_rules! from_int {
-    ($(#[$doc:meta])* $name:ident, $int:ty, $wide:ty) => {
+    ($(#[$doc:meta])* $name:ident, $int:ty, $magnitude:expr) => {
         $(#[$doc])*
         #[inline]
         pub fn $name(x: $int, rm: Rm) -> FpResult<u32> {
-            let r = x as f32;
-            let exact = r as $wide == x as $wide;
+            let exact = integer_fits($magnitude(x), 24);
             if exact || rm == Rm::Rne {
-                return FpResult::new(r.to_bits(), nx_unless(exact));
+                return FpResult::new((x as f32).to_bits(), nx_unless(exact));
             }
             soft::$name(x, rm)
         }
@@ -308,19 +307,27 @@ macro_rules! from_int {
 
 from_int!(
     /// `fcvt.s.w`.
-    i32_to_f32, i32, i64
+    i32_to_f32,
+    i32,
+    |x: i32| u64::from(x.unsigned_abs())
 );
 from_int!(
     /// `fcvt.s.wu`.
-    u32_to_f32, u32, u64
+    u32_to_f32,
+    u32,
+    u64::from
 );
 from_int!(
     /// `fcvt.s.l`.
-    i64_to_f32, i64, i128
+    i64_to_f32,
+    i64,
+    i64::unsigned_abs
 );
 from_int!(
     /// `fcvt.s.lu`.
-    u64_to_f32, u64, u128
+    u64_to_f32,
+    u64,
+    |x: u64| x
 );
 
 /// Test access to the fast paths alone, so the differential tests can tell which path answered.

@@ -239,6 +239,13 @@ fn underflow_tininess_after_rounding() {
     // The same in double: (1 - 2^-53) * 2^-1022.
     let min_normal64 = 0x0010_0000_0000_0000;
     assert_eq!(f64_mul(d(1.0 - 2f64.powi(-53)), min_normal64, Rm::Rne), r(min_normal64, UF | NX));
+    // The same by division and by fma (whose fast paths must not take a smallest-normal result as safe).
+    assert_eq!(f64_div(d(1.0 - 2f64.powi(-53)), d(2f64.powi(1022)), Rm::Rne), r(min_normal64, UF | NX));
+    assert_eq!(f32_div(below_one32, s(2f32.powi(126)), Rm::Rne), r(min_normal32, UF | NX));
+    let eps64 = d(2f64.powi(-53));
+    assert_eq!(f64_madd(min_normal64 | NEG64, eps64, min_normal64, Rm::Rne), r(min_normal64, UF | NX));
+    assert_eq!(f32_madd(min_normal32 | NEG32, s(2f32.powi(-24)), min_normal32, Rm::Rne), r(min_normal32, UF | NX));
+    assert_eq!(f64_to_f32(d(2f64.powi(-126) - 2f64.powi(-150)), Rm::Rne), r(min_normal32, UF | NX));
     // Exact subnormal results raise nothing; inexact ones raise UF and NX.
     assert_eq!(f32_mul(min_normal32, s(0.5), Rm::Rne), r(0x0040_0000, 0));
     assert_eq!(f64_sub(min_normal64 + 3, min_normal64, Rm::Rne), r(3, 0));
@@ -301,6 +308,14 @@ fn fused_multiply_add() {
     let b = d(1.0 - 2f64.powi(-52));
     assert_eq!(f64_madd(a, b, ONE64, Rm::Rne), r(ONE64, NX));
     assert_eq!(f64_nmsub(a, b, ONE64 + 1, Rm::Rne), r(ONE64 + 1, NX));
+    // A zero addend or a zero factor.
+    assert_eq!(f64_madd(d(3.0), d(5.0), NEG64, Rm::Rne), r(d(15.0), 0));
+    assert_eq!(f64_madd(ONE64 + 1, ONE64 + 1, 0, Rm::Rne), r(ONE64 + 2, NX), "1 + 2^-51 + 2^-104");
+    assert_eq!(f64_madd(0, d(5.0), NEG64, Rm::Rne), r(0, 0));
+    assert_eq!(f64_madd(NEG64, d(5.0), NEG64, Rm::Rne), r(NEG64, 0));
+    assert_eq!(f64_madd(0, d(5.0), 1, Rm::Rne), r(1, 0));
+    assert_eq!(f64_madd(0, d(f64::MAX), d(-2.0), Rm::Rne), r(d(-2.0), 0));
+    assert_eq!(f64_madd(0, d(f64::MAX), d(f64::INFINITY), Rm::Rne), r(d(f64::INFINITY), 0));
     // A large addend and a product far below it (the fast path's widest exponent gaps), exact and inexact.
     assert_eq!(f64_madd(d(2f64.powi(-100)), d(3.0), d(2f64.powi(100)), Rm::Rne), r(d(2f64.powi(100)), NX));
     assert_eq!(f64_madd(d(2f64.powi(60)), d(3.0), d(2f64.powi(-100)), Rm::Rne), r(d(3.0 * 2f64.powi(60)), NX));
@@ -550,17 +565,21 @@ impl Rng {
 #[derive(Default)]
 struct Hits {
     fast: u64,
+    /// Fast answers that were exact: the exactness tests must see both outcomes.
+    exact: u64,
     total: u64,
 }
 
 impl Hits {
-    fn count(&mut self, fast: bool) {
+    fn count(&mut self, fast: bool, exact: bool) {
         self.total += 1;
         self.fast += fast as u64;
+        self.exact += (fast && exact) as u64;
     }
 
     fn check(&self, name: &str, at_least_percent: u64) {
-        eprintln!("{name}: fast path answered {} of {}", self.fast, self.total);
+        eprintln!("{name}: fast path answered {} of {} ({} exact)", self.fast, self.total, self.exact);
+        assert!(self.exact * 100 >= self.fast, "{name}: too few exact results ({} of {})", self.exact, self.fast);
         assert!(
             self.fast * 100 >= self.total * at_least_percent,
             "{name}: the fast path answered only {} of {} cases",
@@ -578,7 +597,7 @@ fn check_fast<T: PartialEq + std::fmt::Debug + Copy>(
     fast: Option<FpResult<T>>,
     reference: FpResult<T>,
 ) {
-    hits.count(fast.is_some());
+    hits.count(fast.is_some(), fast.is_some_and(|r| r.flags == 0));
     if let Some(fast) = fast {
         assert_eq!(fast, reference, "{what}");
     }
