@@ -110,8 +110,11 @@ pub struct CoreFault {
     pub core: usize,
     pub tile: usize,
     pub pc: u64,
-    /// The instruction word at `pc`, if it could be fetched.
+    /// The instruction word at `pc`, if it could be fetched (a compressed parcel's 16 bits on a hart with C).
     pub instruction: Option<u32>,
+    /// Bytes of `instruction`: 2 for a compressed parcel, else 4 (how the report prints it).
+    #[serde(skip)]
+    pub instruction_bytes: u8,
     pub disassembly: String,
     pub kind: FaultKind,
     pub reason: String,
@@ -122,7 +125,7 @@ impl std::fmt::Display for CoreFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "core {} (tile {}) stopped at cycle {}, pc {:#x}", self.core, self.tile, self.cycle, self.pc)?;
         match self.instruction {
-            Some(word) if word & 3 != 3 => write!(f, " [{word:04x}] {}", self.disassembly)?,
+            Some(word) if self.instruction_bytes == 2 => write!(f, " [{word:04x}] {}", self.disassembly)?,
             Some(word) => write!(f, " [{word:08x}] {}", self.disassembly)?,
             None => {}
         }
@@ -249,15 +252,15 @@ impl Core {
         riscv::decode::decode_for(word, self.hart.isa).ok_or_else(|| (FaultKind::IllegalInstruction, illegal_reason(word, self.hart.isa)))
     }
 
-    /// The instruction word at `pc` (only its low half if that is a compressed parcel), fetched in halfwords so that
-    /// a compressed instruction at the very end of memory is no fault.
+    /// The instruction word at `pc` (only its low half if that is a compressed parcel on a hart with C), fetched in
+    /// halfwords so that a compressed instruction at the very end of memory is no fault.
     fn fetch_word(&mut self, pc: u64) -> Result<u32, MemFault> {
         let as_fetch = |e: MemFault| match e {
             MemFault::OutOfRange { addr, size, .. } => MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Fetch },
             MemFault::Misaligned { addr, size, .. } => MemFault::Misaligned { addr, size, kind: riscv::memory::AccessKind::Fetch },
         };
         let low = self.mem.ram.load(pc, 2).map_err(as_fetch)? as u32;
-        if low & 3 != 3 {
+        if low & 3 != 3 && self.hart.isa.compressed() {
             return Ok(low);
         }
         let high = self.mem.ram.load(pc.wrapping_add(2), 2).map_err(as_fetch)? as u32;
@@ -268,10 +271,11 @@ impl Core {
     pub fn fault(&mut self, kind: FaultKind, reason: String) {
         let pc = self.hart.pc;
         let instruction = self.fetch_word(pc).ok();
+        let instruction_bytes = if instruction.is_some_and(|w| w & 3 != 3 && self.hart.isa.compressed()) { 2 } else { 4 };
         let disassembly = instruction.map(|w| disassemble_word(w, pc)).unwrap_or_default();
         let cycle = self.hart.cycle;
         self.status = CoreStatus::Faulted {
-            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, disassembly, kind, reason, cycle }),
+            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, instruction_bytes, disassembly, kind, reason, cycle }),
         };
         self.end_cycle = Some(cycle);
     }
