@@ -202,11 +202,15 @@ fn flag_bool(r: FpResult<bool>) -> FpResult<u64> {
     FpResult { bits: u64::from(r.bits), flags: r.flags }
 }
 
-/// A store by this hart to the bytes of the LR reservation (the 8-byte granule holding it) clears it.
+/// A store by this hart of `size` bytes at `addr` touching the LR reservation's 8-byte granule clears it (a store
+/// is at most 8 bytes, so it touches the granule of its first or of its last byte; a misaligned one may touch two).
 #[inline(always)]
-fn store_clears_reservation(h: &mut Hart, addr: u64) {
-    if h.reservation != NO_RESERVATION && (addr ^ h.reservation) & !7 == 0 {
-        h.reservation = NO_RESERVATION;
+fn store_clears_reservation(h: &mut Hart, addr: u64, size: u32) {
+    if h.reservation != NO_RESERVATION {
+        let last = addr.wrapping_add(u64::from(size) - 1);
+        if (addr ^ h.reservation) & !7 == 0 || (last ^ h.reservation) & !7 == 0 {
+            h.reservation = NO_RESERVATION;
+        }
     }
 }
 
@@ -220,7 +224,7 @@ fn amo<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32, f: impl FnOn
     let raw = mem.load(addr, size)?;
     let old = if size == 4 { raw as i32 as i64 as u64 } else { raw };
     mem.store(addr, size, f(old, h.x[d.rs2 as usize]))?;
-    store_clears_reservation(h, addr);
+    store_clears_reservation(h, addr, size);
     Ok(old)
 }
 
@@ -309,7 +313,7 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
             let size = 1 << (d.op as u8 - Op::Sb as u8);
             let addr = rs1.wrapping_add(imm);
             mem.store(addr, size, rs2)?;
-            store_clears_reservation(h, addr);
+            store_clears_reservation(h, addr, size);
             h.pc = next;
             return Ok(Flow::Next);
         }
@@ -404,7 +408,7 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
             let size = if d.op == Op::Fsw { 4 } else { 8 };
             let addr = rs1.wrapping_add(imm);
             mem.store(addr, size, h.f[usize::from(d.rs2 & 31)])?;
-            store_clears_reservation(h, addr);
+            store_clears_reservation(h, addr, size);
             h.pc = next;
             return Ok(Flow::Next);
         }
