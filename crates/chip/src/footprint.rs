@@ -63,12 +63,13 @@ fn image_pages(program: &Program) -> u64 {
     pages
 }
 
-/// The memory `config` needs to run `program` on `cores` cores (with `profile`: a cycle counter per instruction
-/// word per core).
+/// The memory `config` needs to run `program` on `cores` cores (with `profile`: a cycle counter per halfword of
+/// program text per core, where an instruction may start).
 pub fn estimate(config: &ChipConfig, program: &Program, cores: usize, profile: bool) -> ChipMemory {
     let cores = cores as u64;
     let text_bytes: u64 = program.segments.iter().filter(|s| s.executable).map(|s| s.data.len() as u64).sum();
-    let text_words = text_bytes / 4;
+    // The decoded text and the profile have an entry per halfword (compressed instructions start at any).
+    let text_entries = text_bytes / 2;
     let image = image_pages(program).saturating_mul(PAGE_BYTES);
     let core_state = (size_of::<Core>() + size_of::<[u64; OP_COUNT]>() + size_of::<CoreStats>()) as u64;
     let ni_state = (size_of::<NiCounters>() + size_of::<Option<u64>>() + size_of::<u32>() + 3 * size_of::<Option<Decoded>>()) as u64;
@@ -76,7 +77,7 @@ pub fn estimate(config: &ChipConfig, program: &Program, cores: usize, profile: b
         + ni_state
         + RUN_BYTES_PER_CORE
         + image.saturating_add(STACK_PAGES * PAGE_BYTES)
-        + if profile { text_words * 8 } else { 0 };
+        + if profile { text_entries * 8 } else { 0 };
     let network_bytes = match (config.ni.kind, config.network_config()) {
         (NiKind::None, _) | (_, Err(_)) => 0,
         (_, Ok(net)) => {
@@ -90,7 +91,7 @@ pub fn estimate(config: &ChipConfig, program: &Program, cores: usize, profile: b
     let file_bytes: u64 = program.segments.iter().map(|s| s.data.len() as u64).sum();
     let shared_bytes = file_bytes
         + image
-        + text_words * size_of::<Option<Decoded>>() as u64
+        + text_entries * size_of::<Option<Decoded>>() as u64
         + tiles * (size_of::<u32>() + size_of::<bool>()) as u64;
     ChipMemory { cores, per_core_bytes, network_bytes, shared_bytes }
 }
