@@ -458,9 +458,9 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::FltS => fp_to_x(h, flag_bool(fpu::f32_lt(single(h, d.rs1), single(h, d.rs2)))),
         Op::FleS => fp_to_x(h, flag_bool(fpu::f32_le(single(h, d.rs1), single(h, d.rs2)))),
         Op::FclassS => fpu::f32_classify(single(h, d.rs1)),
-        Op::FcvtSW => return set_s(h, d, fpu::i32_to_f32(rs1, rounding(h, d)?)),
-        Op::FcvtSWu => return set_s(h, d, fpu::u32_to_f32(rs1, rounding(h, d)?)),
-        Op::FcvtSL => return set_s(h, d, fpu::i64_to_f32(rs1, rounding(h, d)?)),
+        Op::FcvtSW => return set_s(h, d, fpu::i32_to_f32(rs1 as i32, rounding(h, d)?)),
+        Op::FcvtSWu => return set_s(h, d, fpu::u32_to_f32(rs1 as u32, rounding(h, d)?)),
+        Op::FcvtSL => return set_s(h, d, fpu::i64_to_f32(rs1 as i64, rounding(h, d)?)),
         Op::FcvtSLu => return set_s(h, d, fpu::u64_to_f32(rs1, rounding(h, d)?)),
         Op::FmvWX => return set_f(h, d, FpResult { bits: boxed(rs1 as u32), flags: 0 }),
         Op::FaddD => return set_f(h, d, fpu::f64_add(double(h, d.rs1), double(h, d.rs2), rounding(h, d)?)),
@@ -484,7 +484,11 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::FminD => return set_f(h, d, fpu::f64_min(double(h, d.rs1), double(h, d.rs2))),
         Op::FmaxD => return set_f(h, d, fpu::f64_max(double(h, d.rs1), double(h, d.rs2))),
         Op::FcvtSD => return set_s(h, d, fpu::f64_to_f32(double(h, d.rs1), rounding(h, d)?)),
-        Op::FcvtDS => return set_f(h, d, fpu::f32_to_f64(single(h, d.rs1), rounding(h, d)?)),
+        // Exact conversions: the rounding mode is not used, but an invalid one is still an illegal instruction.
+        Op::FcvtDS => {
+            rounding(h, d)?;
+            return set_f(h, d, fpu::f32_to_f64(single(h, d.rs1)));
+        }
         Op::FeqD => fp_to_x(h, flag_bool(fpu::f64_eq(double(h, d.rs1), double(h, d.rs2)))),
         Op::FltD => fp_to_x(h, flag_bool(fpu::f64_lt(double(h, d.rs1), double(h, d.rs2)))),
         Op::FleD => fp_to_x(h, flag_bool(fpu::f64_le(double(h, d.rs1), double(h, d.rs2)))),
@@ -494,9 +498,15 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::FcvtLD => fp_to_x(h, fpu::f64_to_i64(double(h, d.rs1), rounding(h, d)?)),
         Op::FcvtLuD => fp_to_x(h, fpu::f64_to_u64(double(h, d.rs1), rounding(h, d)?)),
         Op::FmvXD => double(h, d.rs1),
-        Op::FcvtDW => return set_f(h, d, fpu::i32_to_f64(rs1, rounding(h, d)?)),
-        Op::FcvtDWu => return set_f(h, d, fpu::u32_to_f64(rs1, rounding(h, d)?)),
-        Op::FcvtDL => return set_f(h, d, fpu::i64_to_f64(rs1, rounding(h, d)?)),
+        Op::FcvtDW => {
+            rounding(h, d)?;
+            return set_f(h, d, fpu::i32_to_f64(rs1 as i32));
+        }
+        Op::FcvtDWu => {
+            rounding(h, d)?;
+            return set_f(h, d, fpu::u32_to_f64(rs1 as u32));
+        }
+        Op::FcvtDL => return set_f(h, d, fpu::i64_to_f64(rs1 as i64, rounding(h, d)?)),
         Op::FcvtDLu => return set_f(h, d, fpu::u64_to_f64(rs1, rounding(h, d)?)),
         Op::FmvDX => return set_f(h, d, FpResult { bits: rs1, flags: 0 }),
         Op::PimpSend | Op::PimpRecv | Op::PimpSrc | Op::PimpBrs | Op::PimpBns | Op::PimpBar | Op::PimpBnr => {
