@@ -5,7 +5,9 @@
 #               results/NAME/ (data, plots, README); then a summary of the collectives' acceptance checks and the plots
 #   make test   the whole test suite (Rust unit, property and integration tests with real C programs on the
 #               simulator and natively; Python experiment tests)
-#   make bench  simulator speed: results/bench/noc_speed.csv (network) and results/bench/core_speed.csv (cores);
+#   make bench  simulator speed: results/bench/noc_speed.csv (network), results/bench/core_speed.csv (cores, integer
+#               kernel on pimp-8x8) and results/bench/core_speed_fp.csv (double kernel bench/kernels/fp.c on
+#               pimp-8x8 with rv64gc cores);
 #               ping-pong: results/bench/pingpong_sim.csv (cycles on pimp-4x4) and pingpong_native.csv (libnocmsg
 #               vs Open MPI on this machine, same run); every way of calling point-to-point (constant or variable
 #               count, datatype and communicator, through libnocmsg and MPI): results/bench/p2p_paths.csv (cycles on
@@ -46,6 +48,9 @@ bench: build
 	mkdir -p target/bench
 	bin/nocmsg-cc -O2 bench/kernels/compute.c -o target/bench/compute.elf
 	$(NOCMSG) bench cores --program target/bench/compute.elf --chip chips/pimp-8x8.toml --csv results/bench/core_speed.csv
+	sed -e 's/^\[core\]$$/[core]\nisa = "rv64gc"/' -e 's/^name = "pimp-8x8"/name = "pimp-8x8-rv64gc"/' chips/pimp-8x8.toml > target/bench/pimp-8x8-rv64gc.toml
+	bin/nocmsg-cc --chip target/bench/pimp-8x8-rv64gc.toml -O2 bench/kernels/fp.c -o target/bench/fp.elf
+	$(NOCMSG) bench cores --program target/bench/fp.elf --chip target/bench/pimp-8x8-rv64gc.toml --csv results/bench/core_speed_fp.csv
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
 	bash tools/setup.sh --bench
 	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/pingpong.py --out results/bench

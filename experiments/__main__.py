@@ -3,13 +3,14 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, micro_pimp, noc_load, noc_validation
+from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation
 
 EXPERIMENTS = {
     "noc-load": noc_load,
     "noc-validation": noc_validation,
     "micro-pimp": micro_pimp,
     "bcast-algorithms": bcast_algorithms,
+    "fpu": fpu,
 }
 
 

@@ -399,6 +399,9 @@ mod tests {
         assert_eq!(c.core.timing, Timing::default());
         assert_eq!(c.ni.kind, NiKind::None);
         assert_eq!(c.network_config().unwrap().pipeline, RouterPipeline::OneStage);
+        assert_eq!((c.isa(), c.misaligned_split()), (Isa::RV64IM, false));
+        let gc = ChipConfig::parse(&MINIMAL.replace("memory_kib = 256", "memory_kib = 256, isa = \"RV64GC\", misaligned_access = \"split\""), "t.toml").unwrap();
+        assert_eq!((gc.isa(), gc.misaligned_split()), (Isa::RV64GC, true));
     }
 
     #[test]
@@ -432,6 +435,11 @@ mod tests {
             (format!("{MINIMAL}\n[ni]\nkind = \"udp\""), "unknown variant `udp`"),
             (MINIMAL.replace("memory_kib = 256 }", "memory_kib = 256, timing = { mul_cycles = 0 } }"), "core.timing: mul_cycles = 0"),
             (format!("{MINIMAL}\n[core.timing]\nmul_cycles = 0"), "dotted key `core` attempted to extend non-table type (inline table)"),
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, isa = \"rv64imv\""), "core.isa = \"rv64imv\": extension 'v' is not supported"),
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, isa = \"rv32gc\""), "core.isa = \"rv32gc\": an ISA string starts with rv64"),
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, isa = \"rv64imd\""), "D needs F"),
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, misaligned_access = \"emulate\""), "core.misaligned_access = \"emulate\": must be"),
+            (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, timing = { fp_div64_cycles = 0 }"), "core.timing: fp_div64_cycles = 0"),
         ];
         for (text, want) in cases {
             let err = ChipConfig::parse(&text, "t.toml").unwrap_err().to_string();

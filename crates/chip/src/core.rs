@@ -121,8 +121,11 @@ pub struct CoreFault {
     pub core: usize,
     pub tile: usize,
     pub pc: u64,
-    /// The instruction word at `pc`, if it could be fetched.
+    /// The instruction word at `pc`, if it could be fetched (a compressed parcel's 16 bits on a hart with C).
     pub instruction: Option<u32>,
+    /// Bytes of `instruction`: 2 for a compressed parcel, else 4 (how the report prints it).
+    #[serde(skip)]
+    pub instruction_bytes: u8,
     pub disassembly: String,
     pub kind: FaultKind,
     pub reason: String,
@@ -133,7 +136,7 @@ impl std::fmt::Display for CoreFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "core {} (tile {}) stopped at cycle {}, pc {:#x}", self.core, self.tile, self.cycle, self.pc)?;
         match self.instruction {
-            Some(word) if word & 3 != 3 => write!(f, " [{word:04x}] {}", self.disassembly)?,
+            Some(word) if self.instruction_bytes == 2 => write!(f, " [{word:04x}] {}", self.disassembly)?,
             Some(word) => write!(f, " [{word:08x}] {}", self.disassembly)?,
             None => {}
         }
@@ -274,15 +277,15 @@ impl Core {
         riscv::decode::decode_for(word, self.hart.isa).ok_or_else(|| (FaultKind::IllegalInstruction, illegal_reason(word, self.hart.isa)))
     }
 
-    /// The instruction word at `pc` (only its low half if that is a compressed parcel), fetched in halfwords so that
-    /// a compressed instruction at the very end of memory is no fault.
+    /// The instruction word at `pc` (only its low half if that is a compressed parcel on a hart with C), fetched in
+    /// halfwords so that a compressed instruction at the very end of memory is no fault.
     fn fetch_word(&mut self, pc: u64) -> Result<u32, MemFault> {
         let as_fetch = |e: MemFault| match e {
             MemFault::OutOfRange { addr, size, .. } => MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Fetch },
             MemFault::Misaligned { addr, size, .. } => MemFault::Misaligned { addr, size, kind: riscv::memory::AccessKind::Fetch },
         };
         let low = self.mem.ram.load(pc, 2).map_err(as_fetch)? as u32;
-        if low & 3 != 3 {
+        if low & 3 != 3 && self.hart.isa.compressed() {
             return Ok(low);
         }
         let high = self.mem.ram.load(pc.wrapping_add(2), 2).map_err(as_fetch)? as u32;
@@ -296,10 +299,11 @@ impl Core {
         }
         let pc = self.hart.pc;
         let instruction = self.fetch_word(pc).ok();
+        let instruction_bytes = if instruction.is_some_and(|w| w & 3 != 3 && self.hart.isa.compressed()) { 2 } else { 4 };
         let disassembly = instruction.map(|w| disassemble_word(w, pc)).unwrap_or_default();
         let cycle = self.hart.cycle;
         self.status = CoreStatus::Faulted {
-            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, disassembly, kind, reason, cycle }),
+            fault: Box::new(CoreFault { core: self.rank, tile: self.tile, pc, instruction, instruction_bytes, disassembly, kind, reason, cycle }),
         };
         self.end_cycle = Some(cycle);
     }
@@ -336,11 +340,7 @@ impl Core {
                     continue;
                 }
             };
-            let result = match riscv::execute(&mut self.hart, &mut self.mem, d) {
-                Err(Fault::Memory(MemFault::Misaligned { .. })) if env.misaligned_split => self.execute_split(d, env),
-                result => result,
-            };
-            let redirected = match result {
+            let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
                 Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
@@ -354,15 +354,18 @@ impl Core {
                     }
                     EnvStep::Stopped => return RunStop::Stopped,
                 },
-                Err(fault) => {
-                    if !self.execution_exception(&fault, &d, env) {
-                        return RunStop::Stopped;
+                Err(fault) => match self.execute_split(fault, d, env) {
+                    Ok(redirected) => redirected,
+                    Err(fault) => {
+                        if !self.execution_exception(&fault, &d, env) {
+                            return RunStop::Stopped;
+                        }
+                        if PROFILE {
+                            self.charge(pc, self.hart.cycle - start);
+                        }
+                        continue;
                     }
-                    if PROFILE {
-                        self.charge(pc, self.hart.cycle - start);
-                    }
-                    continue;
-                }
+                },
             };
             // The only instructions that move the stack pointer are those writing x2, so checking them catches a
             // stack growing into the heap at the instruction that does it (decoded words carry rd = 0 for formats
@@ -425,16 +428,22 @@ impl Core {
         self.trap_or_stop(cause, tval, fault_kind(fault), fault_reason(fault), env)
     }
 
-    /// Runs `d`, which faulted on a misaligned load or store, again with the access split into bytes (on a chip with
-    /// `core.misaligned_access = "split"`); it costs the misaligned penalty on top of the instruction's cycles.
-    /// Execution changes nothing on a fault, so running it again is exact.
+    /// After `d` failed with `fault`: if that was a misaligned load or store on a chip with
+    /// `core.misaligned_access = "split"`, runs `d` again with the access split into bytes, costing the misaligned
+    /// penalty on top of the instruction's cycles, and returns whether it redirected the pc (loads and stores never
+    /// do); otherwise, or if it fails again, the fault. Execution changes nothing on a fault, so running it again is
+    /// exact. Cold: the fast loop pays nothing for it.
     #[cold]
     #[inline(never)]
-    fn execute_split(&mut self, d: Decoded, env: &CoreEnv) -> Result<Flow, Fault> {
+    fn execute_split(&mut self, fault: Fault, d: Decoded, env: &CoreEnv) -> Result<bool, Fault> {
+        if !(env.misaligned_split && matches!(fault, Fault::Memory(MemFault::Misaligned { .. }))) {
+            return Err(fault);
+        }
         let flow = riscv::execute(&mut self.hart, &mut SplitAccess(&mut self.mem), d)?;
+        debug_assert_eq!(flow, Flow::Next, "only loads and stores are split");
         self.misaligned_accesses += 1;
         self.hart.cycle += u64::from(env.costs.misaligned);
-        Ok(flow)
+        Ok(false)
     }
 
     /// Stops the core whose instruction at `pc` (already executed) put the stack pointer below the stack

@@ -18,8 +18,9 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path};
 
-const SLLI_X0_X0_0X1F: u64 = 0x01f0_1013;
-const SRAI_X0_X0_7: u64 = 0x4070_5013;
+const SLLI_X0_X0_0X1F: u32 = 0x01f0_1013;
+const EBREAK: u32 = 0x0010_0073;
+const SRAI_X0_X0_7: u32 = 0x4070_5013;
 
 pub const SYS_OPEN: u64 = 0x01;
 pub const SYS_CLOSE: u64 = 0x02;
@@ -64,9 +65,19 @@ const EMFILE: i64 = 24;
 const MAX_TRANSFER: u64 = 64 << 20;
 const MAX_OPEN_FILES: usize = 64;
 
-/// Whether the `ebreak` at `pc` is the middle of the semihosting sequence.
+/// Whether the `ebreak` at `pc` is the middle of the semihosting sequence: three uncompressed instructions (the
+/// convention's rule; a `c.ebreak` is never a call), which compressed code may place on any 2-byte boundary, so the
+/// words are read in halfwords.
 pub fn is_semihosting_call(ram: &mut Ram, pc: u64) -> bool {
-    pc >= 4 && ram.load(pc - 4, 4) == Ok(SLLI_X0_X0_0X1F) && ram.load(pc.wrapping_add(4), 4) == Ok(SRAI_X0_X0_7)
+    let word = |ram: &mut Ram, at: u64| -> Option<u32> {
+        let low = ram.load(at, 2).ok()? as u32;
+        let high = ram.load(at.wrapping_add(2), 2).ok()? as u32;
+        Some(low | high << 16)
+    };
+    pc >= 4
+        && word(ram, pc) == Some(EBREAK)
+        && word(ram, pc - 4) == Some(SLLI_X0_X0_0X1F)
+        && word(ram, pc.wrapping_add(4)) == Some(SRAI_X0_X0_7)
 }
 
 /// What the core does after a call.

@@ -76,6 +76,6 @@ fn a_handler_that_faults_on_its_first_instruction_is_reported_not_entered_foreve
     let out = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "1", elf.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(128 + 4), "{}", show(&out));
     let err = text(&out.stderr);
-    assert!(err.contains("[0000] .word 0x00000000: illegal instruction, raised by the first instruction of the trap handler (mtvec = 0x8"), "{err}");
+    assert!(err.contains("[00000000] .word 0x00000000: illegal instruction, raised by the first instruction of the trap handler (mtvec = 0x8"), "{err}");
     assert!(err.contains("every trap would end here again"), "{err}");
 }

@@ -58,9 +58,11 @@ pub fn disassemble(d: &Decoded, pc: u64) -> String {
     }
 }
 
-/// Disassembles a raw word; words that are not instructions show as `.word`.
+/// Disassembles a raw word (a compressed parcel as the instruction it expands to); words that are not instructions
+/// show as `.word`.
 pub fn disassemble_word(word: u32, pc: u64) -> String {
-    match decode(word) {
+    let expanded = if word & 3 != 3 && word <= 0xffff { crate::rvc::expand(word as u16) } else { Some(word) };
+    match expanded.and_then(decode) {
         Some(d) => disassemble(&d, pc),
         None => format!(".word {word:#010x}"),
     }
@@ -93,6 +95,7 @@ mod tests {
             (0xe205_0553, "fmv.x.d a0, fa0"),
             (0x06b6_352f, "amoadd.d a0, a1, (a2)"),
             (0x1005_352f, "lr.d a0, (a0)"),
+            (0x4515, "addi a0, zero, 5"),
             (0x3020_0073, "mret"),
             (0x1050_0073, "wfi"),
             (0x3052_9073, "csrrw zero, mtvec, t0"),

@@ -206,11 +206,15 @@ fn flag_bool(r: FpResult<bool>) -> FpResult<u64> {
     FpResult { bits: u64::from(r.bits), flags: r.flags }
 }
 
-/// A store by this hart to the bytes of the LR reservation (the 8-byte granule holding it) clears it.
+/// A store by this hart of `size` bytes at `addr` touching the LR reservation's 8-byte granule clears it (a store
+/// is at most 8 bytes, so it touches the granule of its first or of its last byte; a misaligned one may touch two).
 #[inline(always)]
-fn store_clears_reservation(h: &mut Hart, addr: u64) {
-    if h.reservation != NO_RESERVATION && (addr ^ h.reservation) & !7 == 0 {
-        h.reservation = NO_RESERVATION;
+fn store_clears_reservation(h: &mut Hart, addr: u64, size: u32) {
+    if h.reservation != NO_RESERVATION {
+        let last = addr.wrapping_add(u64::from(size) - 1);
+        if (addr ^ h.reservation) & !7 == 0 || (last ^ h.reservation) & !7 == 0 {
+            h.reservation = NO_RESERVATION;
+        }
     }
 }
 
@@ -224,7 +228,7 @@ fn amo<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32, f: impl FnOn
     let raw = mem.load(addr, size)?;
     let old = if size == 4 { raw as i32 as i64 as u64 } else { raw };
     mem.store(addr, size, f(old, h.x[d.rs2 as usize]))?;
-    store_clears_reservation(h, addr);
+    store_clears_reservation(h, addr, size);
     Ok(old)
 }
 
@@ -314,7 +318,7 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
             let size = 1 << (d.op as u8 - Op::Sb as u8);
             let addr = rs1.wrapping_add(imm);
             mem.store(addr, size, rs2)?;
-            store_clears_reservation(h, addr);
+            store_clears_reservation(h, addr, size);
             h.pc = next;
             return Ok(Flow::Next);
         }
@@ -424,7 +428,7 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
             let size = if d.op == Op::Fsw { 4 } else { 8 };
             let addr = rs1.wrapping_add(imm);
             mem.store(addr, size, h.f[usize::from(d.rs2 & 31)])?;
-            store_clears_reservation(h, addr);
+            store_clears_reservation(h, addr, size);
             h.pc = next;
             return Ok(Flow::Next);
         }
@@ -484,11 +488,10 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::FminD => return set_f(h, d, fpu::f64_min(double(h, d.rs1), double(h, d.rs2))),
         Op::FmaxD => return set_f(h, d, fpu::f64_max(double(h, d.rs1), double(h, d.rs2))),
         Op::FcvtSD => return set_s(h, d, fpu::f64_to_f32(double(h, d.rs1), rounding(h, d)?)),
-        // Exact conversions: the rounding mode is not used, but an invalid one is still an illegal instruction.
         Op::FcvtDS => {
             rounding(h, d)?;
             return set_f(h, d, fpu::f32_to_f64(single(h, d.rs1)));
-        }
+        },
         Op::FeqD => fp_to_x(h, flag_bool(fpu::f64_eq(double(h, d.rs1), double(h, d.rs2)))),
         Op::FltD => fp_to_x(h, flag_bool(fpu::f64_lt(double(h, d.rs1), double(h, d.rs2)))),
         Op::FleD => fp_to_x(h, flag_bool(fpu::f64_le(double(h, d.rs1), double(h, d.rs2)))),
@@ -499,13 +502,14 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::FcvtLuD => fp_to_x(h, fpu::f64_to_u64(double(h, d.rs1), rounding(h, d)?)),
         Op::FmvXD => double(h, d.rs1),
         Op::FcvtDW => {
+            // Exact, but a reserved dynamic rounding mode still makes it illegal, as for every instruction with one.
             rounding(h, d)?;
             return set_f(h, d, fpu::i32_to_f64(rs1 as i32));
-        }
+        },
         Op::FcvtDWu => {
             rounding(h, d)?;
             return set_f(h, d, fpu::u32_to_f64(rs1 as u32));
-        }
+        },
         Op::FcvtDL => return set_f(h, d, fpu::i64_to_f64(rs1 as i64, rounding(h, d)?)),
         Op::FcvtDLu => return set_f(h, d, fpu::u64_to_f64(rs1, rounding(h, d)?)),
         Op::FmvDX => return set_f(h, d, FpResult { bits: rs1, flags: 0 }),

@@ -8,7 +8,7 @@
 //! * a taken branch costs `taken_branch_penalty_cycles` and a jump `jump_penalty_cycles` (the instructions fetched
 //!   behind it are squashed);
 //! * an instruction reading the destination of the load just before it waits `load_use_stall_cycles` (the value
-//!   only exists after the memory stage), `fp_load_use_stall_cycles` for an FP load; LR and AMOs count as loads.
+//!   only exists after the memory stage), `fp_load_use_stall_cycles` for an FP load; LR, SC and AMOs count as loads.
 //!
 //! A compressed instruction costs what the instruction it expands to costs. Everything beyond one cycle per
 //! instruction is counted as a stall of its cause, so cycles = instructions + sum of stalls.

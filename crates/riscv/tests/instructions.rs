@@ -1,558 +1,37 @@
 //! Every instruction of `riscv::isa::INSTRUCTIONS`, executed through the public API with its edge cases.
 //!
-//! Instruction words are encoded here, independently of the crate's table, from the RISC-V unprivileged
-//! specification (R/I/S/B/U/J formats); each word is decoded with [`riscv::decode`] (and checked to decode to the
-//! intended [`Op`]) and executed with [`riscv::execute`] on a [`Hart`] and a [`Ram`]. Expected values are the
-//! specification's, written out as constants rather than recomputed by the same formulas as the simulator.
+//! Instruction words are encoded by `common::asm`, independently of the crate's table, from the RISC-V
+//! unprivileged specification; each word is decoded for the hart's extensions (and checked to decode to the
+//! intended [`Op`] and length) and executed with [`riscv::execute`] on a [`Hart`] and a [`Ram`]. Expected values
+//! are the specification's, written out as constants rather than recomputed by the same formulas as the
+//! simulator.
 //!
-//! Layout: encoders (`asm`), the test machine and its checking helpers, then one `#[test]` per group of
-//! instructions, the `x0` test, the coverage test (every op of the table is executed by some group) and two
-//! property tests.
+//! Layout: this file holds the base groups (RV64I, M, Zicsr, Zifencei and the PIMP instructions, on an RV64IM
+//! hart), the `x0` test, the coverage test (every op of the table is executed by some group of some module) and
+//! two property tests; the A, F/D, C groups and the ISA gating live in the modules below, each with its own list
+//! of groups that the coverage test runs.
 
+mod common;
+
+// The other groups, in tests/instructions/ (a test crate's root resolves modules beside itself).
+#[path = "instructions/atomics.rs"]
+mod atomics;
+#[path = "instructions/compressed.rs"]
+mod compressed;
+#[path = "instructions/float.rs"]
+mod float;
+#[path = "instructions/gating.rs"]
+mod gating;
+#[path = "instructions/privileged.rs"]
+mod privileged;
+
+use common::asm::{self, Insn};
+use common::*;
 use proptest::prelude::*;
 use riscv::isa::{Op, INSTRUCTIONS};
 use riscv::memory::AccessKind;
-use riscv::{decode, execute, Decoded, EnvOp, Fault, Flow, Hart, MemFault, Ram};
-use std::cell::RefCell;
+use riscv::{EnvOp, Fault, Flow, MemFault};
 use std::collections::HashSet;
-
-use asm::Insn;
-
-// ------------------------------------------------------------------------------------------------------------
-// Registers and memory map
-// ------------------------------------------------------------------------------------------------------------
-
-const ZERO: u8 = 0;
-const RA: u8 = 1;
-const T0: u8 = 5;
-const A0: u8 = 10;
-const A1: u8 = 11;
-const A2: u8 = 12;
-const A3: u8 = 13;
-
-/// The RAM: 8 KiB at `BASE`.
-const BASE: u64 = 0x8000_0000;
-const RAM_SIZE: usize = 0x2000;
-const END: u64 = BASE + RAM_SIZE as u64;
-/// Where the executed instructions pretend to be (they are never fetched from memory).
-const CODE: u64 = BASE + 0x400;
-/// A naturally aligned data area inside the RAM.
-const DATA: u64 = BASE + 0x1000;
-
-const MSCRATCH: u16 = 0x340;
-const MHARTID: u16 = 0xf14;
-const CYCLE: u16 = 0xc00;
-const TIME: u16 = 0xc01;
-const INSTRET: u16 = 0xc02;
-const UNKNOWN_CSR: u16 = 0x7c0;
-
-/// Frequently used 64-bit values.
-const I64_MIN: u64 = 0x8000_0000_0000_0000;
-const I64_MAX: u64 = 0x7fff_ffff_ffff_ffff;
-const NEG1: u64 = u64::MAX;
-/// `i32::MIN` sign-extended to 64 bits.
-const I32_MIN_SEXT: u64 = 0xffff_ffff_8000_0000;
-
-// ------------------------------------------------------------------------------------------------------------
-// Encoders, from the specification's instruction formats
-// ------------------------------------------------------------------------------------------------------------
-
-mod asm {
-    use riscv::Op;
-
-    /// An encoded instruction word and the op it must decode to.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Insn {
-        pub op: Op,
-        pub word: u32,
-    }
-
-    // Major opcodes.
-    const LOAD: u32 = 0x03;
-    const CUSTOM_0: u32 = 0x0b;
-    const MISC_MEM: u32 = 0x0f;
-    const OP_IMM: u32 = 0x13;
-    const AUIPC: u32 = 0x17;
-    const OP_IMM_32: u32 = 0x1b;
-    const STORE: u32 = 0x23;
-    const CUSTOM_1: u32 = 0x2b;
-    const OP: u32 = 0x33;
-    const LUI: u32 = 0x37;
-    const OP_32: u32 = 0x3b;
-    const BRANCH: u32 = 0x63;
-    const JALR: u32 = 0x67;
-    const JAL: u32 = 0x6f;
-    const SYSTEM: u32 = 0x73;
-
-    fn reg(r: u8) -> u32 {
-        assert!(r < 32, "x{r} is not a register");
-        u32::from(r)
-    }
-
-    pub fn r_word(opcode: u32, funct3: u32, funct7: u32, rd: u8, rs1: u8, rs2: u8) -> u32 {
-        (funct7 << 25) | (reg(rs2) << 20) | (reg(rs1) << 15) | (funct3 << 12) | (reg(rd) << 7) | opcode
-    }
-
-    pub fn i_word(opcode: u32, funct3: u32, rd: u8, rs1: u8, imm: i32) -> u32 {
-        assert!((-2048..2048).contains(&imm), "I-type immediate {imm} out of range");
-        (((imm as u32) & 0xfff) << 20) | (reg(rs1) << 15) | (funct3 << 12) | (reg(rd) << 7) | opcode
-    }
-
-    pub fn s_word(opcode: u32, funct3: u32, rs1: u8, rs2: u8, imm: i32) -> u32 {
-        assert!((-2048..2048).contains(&imm), "S-type immediate {imm} out of range");
-        let u = imm as u32;
-        (((u >> 5) & 0x7f) << 25) | (reg(rs2) << 20) | (reg(rs1) << 15) | (funct3 << 12) | ((u & 0x1f) << 7) | opcode
-    }
-
-    pub fn b_word(opcode: u32, funct3: u32, rs1: u8, rs2: u8, imm: i32) -> u32 {
-        assert!((-4096..4096).contains(&imm) && imm % 2 == 0, "B-type offset {imm} not encodable");
-        let u = imm as u32;
-        (((u >> 12) & 1) << 31)
-            | (((u >> 5) & 0x3f) << 25)
-            | (reg(rs2) << 20)
-            | (reg(rs1) << 15)
-            | (funct3 << 12)
-            | (((u >> 1) & 0xf) << 8)
-            | (((u >> 11) & 1) << 7)
-            | opcode
-    }
-
-    pub fn u_word(opcode: u32, rd: u8, imm20: u32) -> u32 {
-        assert!(imm20 < 1 << 20, "U-type immediate {imm20:#x} out of range");
-        (imm20 << 12) | (reg(rd) << 7) | opcode
-    }
-
-    pub fn j_word(opcode: u32, rd: u8, imm: i32) -> u32 {
-        assert!((-(1 << 20)..(1 << 20)).contains(&imm) && imm % 2 == 0, "J-type offset {imm} not encodable");
-        let u = imm as u32;
-        (((u >> 20) & 1) << 31)
-            | (((u >> 1) & 0x3ff) << 21)
-            | (((u >> 11) & 1) << 20)
-            | (((u >> 12) & 0xff) << 12)
-            | (reg(rd) << 7)
-            | opcode
-    }
-
-    fn csr_word(funct3: u32, rd: u8, rs1_or_zimm: u32, csr: u16) -> u32 {
-        assert!(csr < 1 << 12 && rs1_or_zimm < 32);
-        (u32::from(csr) << 20) | (rs1_or_zimm << 15) | (funct3 << 12) | (reg(rd) << 7) | SYSTEM
-    }
-
-    /// `name rd, rs1, rs2`
-    macro_rules! r_type {
-        ($($name:ident: $op:ident = $opcode:ident, $f3:literal, $f7:literal;)*) => {$(
-            pub fn $name(rd: u8, rs1: u8, rs2: u8) -> Insn {
-                Insn { op: Op::$op, word: r_word($opcode, $f3, $f7, rd, rs1, rs2) }
-            }
-        )*};
-    }
-
-    /// `name rd, rs1, imm`
-    macro_rules! i_type {
-        ($($name:ident: $op:ident = $opcode:ident, $f3:literal;)*) => {$(
-            pub fn $name(rd: u8, rs1: u8, imm: i32) -> Insn {
-                Insn { op: Op::$op, word: i_word($opcode, $f3, rd, rs1, imm) }
-            }
-        )*};
-    }
-
-    /// `name rd, imm(rs1)` (loads, in assembly operand order)
-    macro_rules! load {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(rd: u8, imm: i32, rs1: u8) -> Insn {
-                Insn { op: Op::$op, word: i_word(LOAD, $f3, rd, rs1, imm) }
-            }
-        )*};
-    }
-
-    /// `name rs2, imm(rs1)` (stores, in assembly operand order)
-    macro_rules! store {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(rs2: u8, imm: i32, rs1: u8) -> Insn {
-                Insn { op: Op::$op, word: s_word(STORE, $f3, rs1, rs2, imm) }
-            }
-        )*};
-    }
-
-    /// `name rs1, rs2, offset`
-    macro_rules! branch {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(rs1: u8, rs2: u8, imm: i32) -> Insn {
-                Insn { op: Op::$op, word: b_word(BRANCH, $f3, rs1, rs2, imm) }
-            }
-        )*};
-    }
-
-    /// `name rd, rs1, shamt` (the high bits of the immediate select the arithmetic shift)
-    macro_rules! shift {
-        ($($name:ident: $op:ident = $opcode:ident, $f3:literal, $high:literal, $limit:literal;)*) => {$(
-            pub fn $name(rd: u8, rs1: u8, shamt: u32) -> Insn {
-                assert!(shamt < $limit, "shift amount {shamt} out of range");
-                Insn { op: Op::$op, word: i_word($opcode, $f3, rd, rs1, ($high | shamt) as i32) }
-            }
-        )*};
-    }
-
-    /// `name rd, csr, rs1`
-    macro_rules! csr_reg {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(rd: u8, csr: u16, rs1: u8) -> Insn {
-                Insn { op: Op::$op, word: csr_word($f3, rd, reg(rs1), csr) }
-            }
-        )*};
-    }
-
-    /// `name rd, csr, zimm`
-    macro_rules! csr_imm {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(rd: u8, csr: u16, zimm: u32) -> Insn {
-                Insn { op: Op::$op, word: csr_word($f3, rd, zimm, csr) }
-            }
-        )*};
-    }
-
-    /// PIMP branch-on-status: custom-1 B-type with rs1 = rs2 = x0.
-    macro_rules! pimp_branch {
-        ($($name:ident: $op:ident = $f3:literal;)*) => {$(
-            pub fn $name(imm: i32) -> Insn {
-                Insn { op: Op::$op, word: b_word(CUSTOM_1, $f3, 0, 0, imm) }
-            }
-        )*};
-    }
-
-    r_type! {
-        add: Add = OP, 0, 0x00;
-        sub: Sub = OP, 0, 0x20;
-        sll: Sll = OP, 1, 0x00;
-        slt: Slt = OP, 2, 0x00;
-        sltu: Sltu = OP, 3, 0x00;
-        xor: Xor = OP, 4, 0x00;
-        srl: Srl = OP, 5, 0x00;
-        sra: Sra = OP, 5, 0x20;
-        or: Or = OP, 6, 0x00;
-        and: And = OP, 7, 0x00;
-        addw: Addw = OP_32, 0, 0x00;
-        subw: Subw = OP_32, 0, 0x20;
-        sllw: Sllw = OP_32, 1, 0x00;
-        srlw: Srlw = OP_32, 5, 0x00;
-        sraw: Sraw = OP_32, 5, 0x20;
-        mul: Mul = OP, 0, 0x01;
-        mulh: Mulh = OP, 1, 0x01;
-        mulhsu: Mulhsu = OP, 2, 0x01;
-        mulhu: Mulhu = OP, 3, 0x01;
-        div: Div = OP, 4, 0x01;
-        divu: Divu = OP, 5, 0x01;
-        rem: Rem = OP, 6, 0x01;
-        remu: Remu = OP, 7, 0x01;
-        mulw: Mulw = OP_32, 0, 0x01;
-        divw: Divw = OP_32, 4, 0x01;
-        divuw: Divuw = OP_32, 5, 0x01;
-        remw: Remw = OP_32, 6, 0x01;
-        remuw: Remuw = OP_32, 7, 0x01;
-    }
-
-    i_type! {
-        addi: Addi = OP_IMM, 0;
-        slti: Slti = OP_IMM, 2;
-        sltiu: Sltiu = OP_IMM, 3;
-        xori: Xori = OP_IMM, 4;
-        ori: Ori = OP_IMM, 6;
-        andi: Andi = OP_IMM, 7;
-        addiw: Addiw = OP_IMM_32, 0;
-    }
-
-    shift! {
-        slli: Slli = OP_IMM, 1, 0x000, 64;
-        srli: Srli = OP_IMM, 5, 0x000, 64;
-        srai: Srai = OP_IMM, 5, 0x400, 64;
-        slliw: Slliw = OP_IMM_32, 1, 0x000, 32;
-        srliw: Srliw = OP_IMM_32, 5, 0x000, 32;
-        sraiw: Sraiw = OP_IMM_32, 5, 0x400, 32;
-    }
-
-    load! {
-        lb: Lb = 0;
-        lh: Lh = 1;
-        lw: Lw = 2;
-        ld: Ld = 3;
-        lbu: Lbu = 4;
-        lhu: Lhu = 5;
-        lwu: Lwu = 6;
-    }
-
-    store! {
-        sb: Sb = 0;
-        sh: Sh = 1;
-        sw: Sw = 2;
-        sd: Sd = 3;
-    }
-
-    branch! {
-        beq: Beq = 0;
-        bne: Bne = 1;
-        blt: Blt = 4;
-        bge: Bge = 5;
-        bltu: Bltu = 6;
-        bgeu: Bgeu = 7;
-    }
-
-    csr_reg! {
-        csrrw: Csrrw = 1;
-        csrrs: Csrrs = 2;
-        csrrc: Csrrc = 3;
-    }
-
-    csr_imm! {
-        csrrwi: Csrrwi = 5;
-        csrrsi: Csrrsi = 6;
-        csrrci: Csrrci = 7;
-    }
-
-    pimp_branch! {
-        brs: PimpBrs = 0;
-        bns: PimpBns = 1;
-        bar: PimpBar = 2;
-        bnr: PimpBnr = 3;
-    }
-
-    /// `lui rd, imm20` (rd = imm20 << 12, sign-extended)
-    pub fn lui(rd: u8, imm20: u32) -> Insn {
-        Insn { op: Op::Lui, word: u_word(LUI, rd, imm20) }
-    }
-
-    /// `auipc rd, imm20` (rd = pc + (imm20 << 12), sign-extended)
-    pub fn auipc(rd: u8, imm20: u32) -> Insn {
-        Insn { op: Op::Auipc, word: u_word(AUIPC, rd, imm20) }
-    }
-
-    pub fn jal(rd: u8, imm: i32) -> Insn {
-        Insn { op: Op::Jal, word: j_word(JAL, rd, imm) }
-    }
-
-    /// `jalr rd, imm(rs1)`
-    pub fn jalr(rd: u8, imm: i32, rs1: u8) -> Insn {
-        Insn { op: Op::Jalr, word: i_word(JALR, 0, rd, rs1, imm) }
-    }
-
-    /// `fence pred, succ` (4-bit sets of I, O, R, W)
-    pub fn fence(pred: u32, succ: u32) -> Insn {
-        assert!(pred < 16 && succ < 16);
-        Insn { op: Op::Fence, word: (pred << 24) | (succ << 20) | MISC_MEM }
-    }
-
-    /// `fence.tso`: fm = 1000, pred = succ = RW.
-    pub fn fence_tso() -> Insn {
-        Insn { op: Op::Fence, word: 0x8330_000f }
-    }
-
-    pub fn fence_i() -> Insn {
-        Insn { op: Op::FenceI, word: (1 << 12) | MISC_MEM }
-    }
-
-    pub fn ecall() -> Insn {
-        Insn { op: Op::Ecall, word: SYSTEM }
-    }
-
-    pub fn ebreak() -> Insn {
-        Insn { op: Op::Ebreak, word: (1 << 20) | SYSTEM }
-    }
-
-    /// PIMP `send rs1, rs2` (custom-0, funct3 0).
-    pub fn send(rs1: u8, rs2: u8) -> Insn {
-        Insn { op: Op::PimpSend, word: r_word(CUSTOM_0, 0, 0, 0, rs1, rs2) }
-    }
-
-    /// PIMP `recv rd` (custom-0, funct3 1).
-    pub fn recv(rd: u8) -> Insn {
-        Insn { op: Op::PimpRecv, word: r_word(CUSTOM_0, 1, 0, rd, 0, 0) }
-    }
-
-    /// PIMP `src rd` (custom-0, funct3 2).
-    pub fn src(rd: u8) -> Insn {
-        Insn { op: Op::PimpSrc, word: r_word(CUSTOM_0, 2, 0, rd, 0, 0) }
-    }
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// The test machine
-// ------------------------------------------------------------------------------------------------------------
-
-thread_local! {
-    /// Ops executed on this thread (read by the coverage test, which runs every group on its own thread).
-    static EXECUTED: RefCell<HashSet<Op>> = RefCell::new(HashSet::new());
-}
-
-/// Decodes `insn.word`, checking that it decodes to `insn.op`.
-fn decode_insn(insn: Insn) -> Decoded {
-    let d = decode(insn.word)
-        .unwrap_or_else(|| panic!("{:#010x} (meant as {}) does not decode", insn.word, insn.op.name()));
-    assert_eq!(d.op, insn.op, "{:#010x} decodes to the wrong instruction", insn.word);
-    d
-}
-
-/// Architectural state except memory, for "nothing changed" checks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct HartState {
-    x: [u64; 32],
-    pc: u64,
-    hart_id: u64,
-    cycle: u64,
-    instret: u64,
-    mscratch: u64,
-}
-
-impl HartState {
-    fn of(h: &Hart) -> HartState {
-        HartState { x: h.x, pc: h.pc, hart_id: h.hart_id, cycle: h.cycle, instret: h.instret, mscratch: h.mscratch }
-    }
-}
-
-struct Machine {
-    hart: Hart,
-    ram: Ram,
-}
-
-impl Machine {
-    /// A hart at `CODE` with zeroed registers and zeroed RAM.
-    fn new() -> Machine {
-        Machine { hart: Hart::new(0, CODE), ram: Ram::new(BASE, RAM_SIZE) }
-    }
-
-    /// A machine with some registers preset.
-    fn with(regs: &[(u8, u64)]) -> Machine {
-        let mut m = Machine::new();
-        for &(r, v) in regs {
-            m.set(r, v);
-        }
-        m
-    }
-
-    fn set(&mut self, r: u8, v: u64) {
-        assert_ne!(r, 0, "x0 cannot be preset");
-        self.hart.x[r as usize] = v;
-    }
-
-    fn get(&self, r: u8) -> u64 {
-        self.hart.x[r as usize]
-    }
-
-    fn poke(&mut self, addr: u64, bytes: &[u8]) {
-        self.ram.write_bytes(addr, bytes).expect("poke inside RAM");
-    }
-
-    fn peek(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.ram.slice(addr, len).expect("peek inside RAM").to_vec()
-    }
-
-    /// Decodes and executes one instruction, recording its op for the coverage test.
-    fn step(&mut self, insn: Insn) -> Result<Flow, Fault> {
-        let d = decode_insn(insn);
-        EXECUTED.with(|e| e.borrow_mut().insert(d.op));
-        execute(&mut self.hart, &mut self.ram, d)
-    }
-
-    /// Executes an instruction that must fall through (`Ok(Flow::Next)`, pc advanced by 4).
-    fn next(&mut self, insn: Insn) {
-        let pc = self.hart.pc;
-        let flow = self.step(insn);
-        assert_eq!(flow, Ok(Flow::Next), "{} ({:#010x})", insn.op.name(), insn.word);
-        assert_eq!(self.hart.pc, pc.wrapping_add(4), "{} must advance the pc by 4", insn.op.name());
-    }
-
-    /// Executes an instruction that must fault, and checks that registers, pc, CSRs and memory are unchanged.
-    fn fault(&mut self, insn: Insn) -> Fault {
-        let hart = HartState::of(&self.hart);
-        let ram = self.ram.bytes.clone();
-        let fault = match self.step(insn) {
-            Err(f) => f,
-            Ok(flow) => panic!("{} ({:#010x}) should fault but returned {flow:?}", insn.op.name(), insn.word),
-        };
-        assert_eq!(HartState::of(&self.hart), hart, "{} faulted ({fault:?}) but changed the hart", insn.op.name());
-        assert!(self.ram.bytes == ram, "{} faulted ({fault:?}) but changed memory", insn.op.name());
-        fault
-    }
-
-    /// Executes an instruction that must hand control to the environment: the pc stays on it and nothing else
-    /// changes either.
-    fn environment(&mut self, insn: Insn) -> EnvOp {
-        let hart = HartState::of(&self.hart);
-        let ram = self.ram.bytes.clone();
-        let env = match self.step(insn) {
-            Ok(Flow::Environment(env)) => env,
-            other => panic!("{} should return Flow::Environment, got {other:?}", insn.op.name()),
-        };
-        assert_eq!(HartState::of(&self.hart), hart, "{} must leave the hart to the environment", insn.op.name());
-        assert!(self.ram.bytes == ram, "{} changed memory", insn.op.name());
-        env
-    }
-}
-
-/// Panics listing every mismatch, so one run reports all wrong results of a table.
-fn report(failures: Vec<String>) {
-    assert!(failures.is_empty(), "{} wrong result(s):\n{}", failures.len(), failures.join("\n"));
-}
-
-/// `op a0, a1, a2` on a fresh machine; the result in a0 (sources checked to be unchanged).
-fn run_r(f: fn(u8, u8, u8) -> Insn, a: u64, b: u64) -> u64 {
-    let mut m = Machine::with(&[(A1, a), (A2, b)]);
-    m.next(f(A0, A1, A2));
-    assert_eq!((m.get(A1), m.get(A2)), (a, b), "sources must be unchanged");
-    m.get(A0)
-}
-
-/// `op a0, a1, imm`
-fn run_i(f: fn(u8, u8, i32) -> Insn, a: u64, imm: i32) -> u64 {
-    let mut m = Machine::with(&[(A1, a)]);
-    m.next(f(A0, A1, imm));
-    assert_eq!(m.get(A1), a, "source must be unchanged");
-    m.get(A0)
-}
-
-/// `op a0, a1, shamt`
-fn run_shift(f: fn(u8, u8, u32) -> Insn, a: u64, shamt: u32) -> u64 {
-    let mut m = Machine::with(&[(A1, a)]);
-    m.next(f(A0, A1, shamt));
-    m.get(A0)
-}
-
-/// Checks `(rs1, rs2, expected rd)` cases of a register-register instruction.
-fn check_r(f: fn(u8, u8, u8) -> Insn, cases: &[(u64, u64, u64)]) {
-    let name = f(0, 0, 0).op.name();
-    let mut failures = Vec::new();
-    for &(a, b, want) in cases {
-        let got = run_r(f, a, b);
-        if got != want {
-            failures.push(format!("{name} {a:#x}, {b:#x}: expected {want:#x}, got {got:#x}"));
-        }
-    }
-    report(failures);
-}
-
-/// Checks `(rs1, imm, expected rd)` cases of a register-immediate instruction.
-fn check_i(f: fn(u8, u8, i32) -> Insn, cases: &[(u64, i32, u64)]) {
-    let name = f(0, 0, 0).op.name();
-    let mut failures = Vec::new();
-    for &(a, imm, want) in cases {
-        let got = run_i(f, a, imm);
-        if got != want {
-            failures.push(format!("{name} {a:#x}, {imm}: expected {want:#x}, got {got:#x}"));
-        }
-    }
-    report(failures);
-}
-
-/// Checks `(rs1, shamt, expected rd)` cases of a shift-by-immediate instruction.
-fn check_shift(f: fn(u8, u8, u32) -> Insn, cases: &[(u64, u32, u64)]) {
-    let name = f(0, 0, 0).op.name();
-    let mut failures = Vec::new();
-    for &(a, shamt, want) in cases {
-        let got = run_shift(f, a, shamt);
-        if got != want {
-            failures.push(format!("{name} {a:#x}, {shamt}: expected {want:#x}, got {got:#x}"));
-        }
-    }
-    report(failures);
-}
 
 // ------------------------------------------------------------------------------------------------------------
 // Upper immediates
@@ -1668,8 +1147,8 @@ fn writes_to_x0_are_discarded() {
 // Coverage
 // ------------------------------------------------------------------------------------------------------------
 
-/// Every test group above. The coverage test runs them all on its own thread and collects the ops they execute.
-const GROUPS: &[(&str, fn())] = &[
+/// Every test group above (the base groups, on an RV64IM hart).
+const GROUPS: &[Group] = &[
     ("lui_and_auipc_sign_extend", lui_and_auipc_sign_extend),
     ("jal_links_and_jumps", jal_links_and_jumps),
     ("jalr_links_and_clears_bit_zero", jalr_links_and_clears_bit_zero),
@@ -1693,13 +1172,20 @@ const GROUPS: &[(&str, fn())] = &[
     ("writes_to_x0_are_discarded", writes_to_x0_are_discarded),
 ];
 
+/// The groups of this file and of every module. The coverage test runs them all on its own thread and collects
+/// the ops they execute, so an op that no group of any module executes fails it.
+const ALL_GROUPS: &[&[Group]] =
+    &[GROUPS, atomics::GROUPS, float::GROUPS, compressed::GROUPS, gating::GROUPS, privileged::GROUPS];
+
 #[test]
 fn every_instruction_of_the_table_is_executed() {
     EXECUTED.with(|e| e.borrow_mut().clear());
     // A group that fails is reported by its own test; here only the ops it reached before failing count, so a
     // failing group can at worst make this test report missing ops, never hide them.
+    let names: HashSet<&str> = ALL_GROUPS.iter().flat_map(|groups| groups.iter()).map(|&(name, _)| name).collect();
+    assert_eq!(names.len(), ALL_GROUPS.iter().map(|groups| groups.len()).sum::<usize>(), "group names are unique");
     let mut failed = Vec::new();
-    for &(name, group) in GROUPS {
+    for &(name, group) in ALL_GROUPS.iter().flat_map(|groups| groups.iter()) {
         if std::panic::catch_unwind(group).is_err() {
             failed.push(name);
         }
