@@ -6,13 +6,24 @@
 //! slow but exact. A core never touches another core's state, so it can run ahead of the global clock until its
 //! next interaction with the outside world: [`Core::run`] stops in front of a network interface instruction and
 //! the chip executes it once the network has caught up (semihosting is per core and needs no such care).
+//!
+//! Exceptions (illegal instruction, misaligned or out-of-memory access, `ecall`, an `ebreak` that is not a
+//! semihosting call) stop the core with a precise report, unless the program has installed a machine-mode trap
+//! handler (`mtvec` != 0): then the core takes the trap ([`riscv::trap`]) and goes on in the handler. Taking a
+//! trap costs `jump_penalty_cycles` (the fetches behind the faulting instruction are squashed, as behind a jump,
+//! and are counted with the jumps' stalls); the faulting instruction does not retire. A trap raised by the first
+//! instruction of the handler itself stops the core (it would trap forever). Misuse of a network interface
+//! (`recv` on an empty FIFO...) and the stack-pointer check stop the core whatever `mtvec` holds: they are the
+//! simulator's diagnostics, not architectural exceptions.
 
 use crate::config::NiKind;
 use crate::console::Console;
 use crate::semihost::{self, FileTable};
 use riscv::disasm::disassemble_word;
 use riscv::exec::{EnvOp, Fault, Flow};
+use riscv::hart::Privilege;
 use riscv::isa::{Isa, OP_COUNT};
+use riscv::trap::Exception;
 use riscv::{CostTable, Decoded, Hart, MemFault, Memory, Pipeline, Ram};
 use serde::Serialize;
 use std::sync::Arc;
@@ -202,6 +213,19 @@ pub struct Core {
     pub sleep_cycles: u64,
     /// Misaligned loads and stores performed as split accesses (`core.misaligned_access = "split"`).
     pub misaligned_accesses: u64,
+    /// `instret` when the last trap was taken: a trap with no instruction retired since then is raised by the
+    /// handler's first instruction.
+    last_trap_instret: Option<u64>,
+}
+
+/// How an instruction handed to the environment ended.
+enum EnvStep {
+    /// Done; the pc is past the instruction, which retires.
+    Done,
+    /// It raised an exception that the core took: the pc is at the trap handler.
+    Trapped,
+    /// The core stopped (exit, abort, or a fault).
+    Stopped,
 }
 
 impl Core {
@@ -222,6 +246,7 @@ impl Core {
             profile: None,
             sleep_cycles: 0,
             misaligned_accesses: 0,
+            last_trap_instret: None,
         }
     }
 
@@ -268,7 +293,10 @@ impl Core {
     }
 
     /// Stops the core with a report about the instruction at the pc.
-    pub fn fault(&mut self, kind: FaultKind, reason: String) {
+    pub fn fault(&mut self, kind: FaultKind, mut reason: String) {
+        if self.hart.privilege == Privilege::User {
+            reason.push_str(" (in user mode)");
+        }
         let pc = self.hart.pc;
         let instruction = self.fetch_word(pc).ok();
         let instruction_bytes = if instruction.is_some_and(|w| w & 3 != 3 && self.hart.isa.compressed()) { 2 } else { 4 };
@@ -303,25 +331,39 @@ impl Core {
             let d = match self.fetch() {
                 Ok(d) => d,
                 Err((kind, reason)) => {
-                    self.fault(kind, reason);
-                    return RunStop::Stopped;
+                    if !self.fetch_exception(kind, reason, env) {
+                        return RunStop::Stopped;
+                    }
+                    if PROFILE {
+                        self.charge(pc, self.hart.cycle - start);
+                    }
+                    continue;
                 }
             };
             let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
                 Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
-                Ok(Flow::Environment(op)) => {
-                    if !self.environment(op, env) {
-                        return RunStop::Stopped;
+                Ok(Flow::Environment(op)) => match self.environment(op, env) {
+                    EnvStep::Done => false,
+                    EnvStep::Trapped => {
+                        if PROFILE {
+                            self.charge(pc, self.hart.cycle - start);
+                        }
+                        continue;
                     }
-                    false
-                }
+                    EnvStep::Stopped => return RunStop::Stopped,
+                },
                 Err(fault) => match self.execute_split(fault, d, env) {
                     Ok(redirected) => redirected,
                     Err(fault) => {
-                        self.fault(fault_kind(&fault), fault_reason(&fault));
-                        return RunStop::Stopped;
+                        if !self.execution_exception(&fault, &d, env) {
+                            return RunStop::Stopped;
+                        }
+                        if PROFILE {
+                            self.charge(pc, self.hart.cycle - start);
+                        }
+                        continue;
                     }
                 },
             };
@@ -338,6 +380,52 @@ impl Core {
             }
         }
         RunStop::Horizon
+    }
+
+    /// Takes exception `cause` (trap value `tval`) of the instruction at the pc if the program has a trap handler;
+    /// otherwise stops the core with the report (`kind`, `reason`) it has always given. Returns whether the core
+    /// goes on (at the handler).
+    #[cold]
+    #[inline(never)]
+    fn trap_or_stop(&mut self, cause: Exception, tval: u64, kind: FaultKind, reason: String, env: &CoreEnv) -> bool {
+        if self.hart.mtvec == 0 {
+            self.fault(kind, reason);
+            return false;
+        }
+        if self.last_trap_instret == Some(self.hart.instret) {
+            let mtvec = self.hart.mtvec;
+            let why = format!("raised by the first instruction of the trap handler (mtvec = {mtvec:#x})");
+            self.fault(kind, format!("{reason}, {why}: every trap would end here again"));
+            return false;
+        }
+        self.last_trap_instret = Some(self.hart.instret);
+        riscv::trap::take(&mut self.hart, cause, tval);
+        // The pipeline is flushed: no load is in flight any more.
+        self.pipeline.pending_load_rd = 0;
+        self.pipeline.pending_load_use = 0;
+        self.pipeline.jumps += 1;
+        self.hart.cycle += u64::from(env.costs.jump);
+        true
+    }
+
+    /// The instruction at the pc could not be fetched or is illegal here: its exception, or the core stops.
+    #[cold]
+    #[inline(never)]
+    fn fetch_exception(&mut self, kind: FaultKind, reason: String, env: &CoreEnv) -> bool {
+        let (cause, tval) = match self.fetch_word(self.hart.pc) {
+            Err(e) => riscv::trap::fetch_exception(&e),
+            Ok(word) => (Exception::IllegalInstruction, u64::from(word)),
+        };
+        self.trap_or_stop(cause, tval, kind, reason, env)
+    }
+
+    /// Instruction `d` at the pc failed with `fault`: its exception, or the core stops.
+    #[cold]
+    #[inline(never)]
+    fn execution_exception(&mut self, fault: &Fault, d: &Decoded, env: &CoreEnv) -> bool {
+        let word = self.fetch_word(self.hart.pc).unwrap_or(0);
+        let (cause, tval) = riscv::trap::exception_of(fault, d.op, word);
+        self.trap_or_stop(cause, tval, fault_kind(fault), fault_reason(fault), env)
     }
 
     /// After `d` failed with `fault`: if that was a misaligned load or store on a chip with
@@ -416,53 +504,57 @@ impl Core {
         self.op_counts[riscv::Op::Ebreak as usize] += 1;
     }
 
-    /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions; returns false if the core stopped. On
-    /// success the pc has moved past the instruction.
-    fn environment(&mut self, op: EnvOp, env: &CoreEnv) -> bool {
+    /// Handles `ecall`, `ebreak`, `fence.i` and custom instructions. Semihosting (the `ebreak` sequence) works in
+    /// every privilege mode: it is the host's service, not the hart's.
+    fn environment(&mut self, op: EnvOp, env: &CoreEnv) -> EnvStep {
+        let trapped = |going_on: bool| if going_on { EnvStep::Trapped } else { EnvStep::Stopped };
         match op {
             EnvOp::Ebreak if semihost::is_semihosting_call(&mut self.mem.ram, self.hart.pc) => {
                 match semihost::call(self, env) {
                     Ok(semihost::Outcome::Continue) => {
                         self.hart.pc = self.hart.pc.wrapping_add(4);
-                        true
+                        EnvStep::Done
                     }
                     Ok(semihost::Outcome::Exit(code)) => {
                         self.retire_last_call(env);
                         self.exit(code);
-                        false
+                        EnvStep::Stopped
                     }
                     Ok(semihost::Outcome::Abort(code)) => {
                         // The chip sees the status and stops every other core at this cycle.
                         self.retire_last_call(env);
                         self.status = CoreStatus::Aborted { code };
                         self.end_cycle = Some(self.hart.cycle);
-                        false
+                        EnvStep::Stopped
                     }
                     Err(reason) => {
                         self.fault(FaultKind::System, format!("semihosting: {reason}"));
-                        false
+                        EnvStep::Stopped
                     }
                 }
             }
             EnvOp::Ebreak => {
-                self.fault(FaultKind::Breakpoint, "breakpoint (ebreak outside a semihosting sequence)".into());
-                false
+                let reason = "breakpoint (ebreak outside a semihosting sequence)".to_string();
+                let pc = self.hart.pc;
+                trapped(self.trap_or_stop(Exception::Breakpoint, pc, FaultKind::Breakpoint, reason, env))
             }
             EnvOp::Ecall => {
-                self.fault(FaultKind::System, "no operating system to take the ecall; use semihosting (picolibc --oslib=semihost)".into());
-                false
+                let reason = "no operating system to take the ecall; use semihosting (picolibc --oslib=semihost)".to_string();
+                let cause = Exception::ecall_from(self.hart.privilege);
+                trapped(self.trap_or_stop(cause, 0, FaultKind::System, reason, env))
             }
             EnvOp::FenceI => {
                 // The decoded text is only used while the core has not written its text, so there is nothing to
                 // flush; fence.i is an ordinary one-cycle instruction.
                 self.hart.pc = self.hart.pc.wrapping_add(4);
-                true
+                EnvStep::Done
             }
             EnvOp::Custom(d) => {
+                // Without a network interface the custom instructions do not exist: an illegal instruction.
                 let what = "this chip has no network interface (ni.kind = \"none\")";
                 let text = format!("network interface instruction `{}`: {what}", riscv::disasm::disassemble(&d, self.hart.pc));
-                self.fault(FaultKind::IllegalInstruction, text);
-                false
+                let word = u64::from(self.fetch_word(self.hart.pc).unwrap_or(0));
+                trapped(self.trap_or_stop(Exception::IllegalInstruction, word, FaultKind::IllegalInstruction, text, env))
             }
         }
     }
@@ -517,13 +609,13 @@ fn fault_kind(fault: &Fault) -> FaultKind {
     match fault {
         Fault::Memory(m) => memory_fault_kind(m),
         Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => FaultKind::Misaligned,
-        Fault::Csr { .. } | Fault::RoundingMode { .. } => FaultKind::IllegalInstruction,
+        Fault::Csr { .. } | Fault::RoundingMode { .. } | Fault::Privileged { .. } => FaultKind::IllegalInstruction,
     }
 }
 
 fn fault_reason(fault: &Fault) -> String {
     match fault {
-        Fault::Csr { .. } | Fault::RoundingMode { .. } => format!("illegal instruction: {fault}"),
+        Fault::Csr { .. } | Fault::RoundingMode { .. } | Fault::Privileged { .. } => format!("illegal instruction: {fault}"),
         Fault::Memory(_) | Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => fault.to_string(),
     }
 }

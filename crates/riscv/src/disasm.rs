@@ -96,6 +96,11 @@ mod tests {
             (0x06b6_352f, "amoadd.d a0, a1, (a2)"),
             (0x1005_352f, "lr.d a0, (a0)"),
             (0x4515, "addi a0, zero, 5"),
+            (0x3020_0073, "mret"),
+            (0x1050_0073, "wfi"),
+            (0x3052_9073, "csrrw zero, mtvec, t0"),
+            (0x3420_2f73, "csrrs t5, mcause, zero"),
+            (0x1800_5073, "csrrwi zero, 0x180, 0"),
         ];
         for (word, text) in cases {
             assert_eq!(disassemble_word(word, 0x8000_0000), text, "{word:#010x}");

@@ -5,7 +5,7 @@
 
 use crate::decode::{csr_number, csr_zimm, Decoded};
 use crate::fpu::{self, FpResult, Rm};
-use crate::hart::{Hart, NO_RESERVATION};
+use crate::hart::{mstatus, Hart, Privilege, NO_RESERVATION};
 use crate::isa::Op;
 use crate::memory::{MemFault, Memory};
 
@@ -42,6 +42,10 @@ pub enum Fault {
     RoundingMode { frm: u8 },
     #[error("{op} at {addr:#x}: atomic accesses must be naturally aligned")]
     MisalignedAtomic { op: &'static str, addr: u64 },
+    /// A privileged instruction the current mode may not execute (`mret` in U-mode, `wfi` in U-mode with
+    /// `mstatus.TW` set).
+    #[error("{op} {reason}")]
+    Privileged { op: &'static str, reason: &'static str },
 }
 
 #[inline(always)]
@@ -261,6 +265,7 @@ fn store_conditional<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded, size: u32
 fn csr_op(h: &mut Hart, d: Decoded, operand: u64, write: impl FnOnce(u64, u64) -> u64, writes: bool) -> Result<Flow, Fault> {
     let number = csr_number(&d);
     let old = h.read_csr(number).ok_or(Fault::Csr { csr: number, reason: "no such CSR" })?;
+    h.check_csr_access(number, writes).map_err(|reason| Fault::Csr { csr: number, reason })?;
     if writes {
         h.write_csr(number, write(old, operand)).map_err(|reason| Fault::Csr { csr: number, reason })?;
     }
@@ -344,6 +349,21 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
         Op::Ecall => return Ok(Flow::Environment(EnvOp::Ecall)),
         Op::Ebreak => return Ok(Flow::Environment(EnvOp::Ebreak)),
         Op::FenceI => return Ok(Flow::Environment(EnvOp::FenceI)),
+        Op::Mret => {
+            if h.privilege != Privilege::Machine {
+                return Err(Fault::Privileged { op: "mret", reason: "in user mode" });
+            }
+            crate::trap::mret(h);
+            return Ok(Flow::Redirect);
+        }
+        // No interrupt can become pending, so waiting for one ends at once (the specification allows a no-op).
+        Op::Wfi => {
+            if h.privilege == Privilege::User && h.mstatus & mstatus::TW != 0 {
+                return Err(Fault::Privileged { op: "wfi", reason: "in user mode with mstatus.TW set" });
+            }
+            h.pc = next;
+            return Ok(Flow::Next);
+        }
         Op::Addiw => sext32(rs1.wrapping_add(imm)),
         Op::Slliw => sext32(((rs1 as u32) << (d.imm & 31)) as u64),
         Op::Srliw => sext32(((rs1 as u32) >> (d.imm & 31)) as u64),
@@ -539,6 +559,47 @@ mod tests {
         assert_eq!(mulhu(u64::MAX, u64::MAX), u64::MAX - 1);
         assert_eq!(mulhsu(u64::MAX, u64::MAX), u64::MAX); // -1 * (2^64-1) = -(2^64-1)
         assert_eq!(mulh(i64::MIN as u64, i64::MIN as u64), 1 << 62);
+    }
+
+    fn run(h: &mut Hart, word: u32) -> Result<Flow, Fault> {
+        let mut ram = crate::Ram::new(0x8000_0000, 64);
+        execute(h, &mut ram, crate::decode::decode(word).unwrap())
+    }
+
+    #[test]
+    fn user_mode_cannot_touch_machine_state() {
+        let mut h = Hart::with_isa(0, 0x8000_0000, crate::isa::Isa::RV64GC);
+        h.privilege = Privilege::User;
+        h.x[10] = 0x55;
+        let before = h.clone();
+        // csrr a0, mstatus; csrw mscratch, a0; csrr a0, mhartid; mret; csrr a0, cycle (mcounteren clear)
+        for word in [0x3000_2573, 0x3405_1073, 0xf140_2573, 0x3020_0073, 0xc000_2573] {
+            let fault = run(&mut h, word).unwrap_err();
+            assert!(matches!(fault, Fault::Csr { .. } | Fault::Privileged { op: "mret", .. }), "{word:#x}: {fault}");
+            assert_eq!((h.x, h.pc, h.mstatus, h.mscratch), (before.x, before.pc, before.mstatus, before.mscratch), "{word:#x}");
+        }
+        // User CSRs work: csrrwi fcsr, 0 (rd = x0).
+        assert_eq!(run(&mut h, 0x0030_5073), Ok(Flow::Next));
+        // wfi is a no-op, unless mstatus.TW traps it in user mode.
+        let wfi = 0x1050_0073;
+        assert_eq!(run(&mut h, wfi), Ok(Flow::Next));
+        h.mstatus |= mstatus::TW;
+        assert!(matches!(run(&mut h, wfi), Err(Fault::Privileged { op: "wfi", .. })));
+        h.privilege = Privilege::Machine;
+        assert_eq!(run(&mut h, wfi), Ok(Flow::Next));
+    }
+
+    #[test]
+    fn mret_returns_to_mepc_in_mpp() {
+        let mut h = Hart::with_isa(0, 0x8000_0000, crate::isa::Isa::RV64GC);
+        // csrw mepc, a0 with a0 = 0x80001002, then mret (MPP = U at reset).
+        h.x[10] = 0x8000_1002;
+        assert_eq!(run(&mut h, 0x3415_1073), Ok(Flow::Next));
+        assert_eq!(run(&mut h, 0x3020_0073), Ok(Flow::Redirect));
+        assert_eq!((h.pc, h.privilege), (0x8000_1002, Privilege::User));
+        // Writing a read-only CSR is refused even with a read-only value: csrrw x0, mhartid, x0.
+        h.privilege = Privilege::Machine;
+        assert!(matches!(run(&mut h, 0xf140_1073), Err(Fault::Csr { csr: 0xf14, reason: "read-only CSR" })));
     }
 
     proptest! {

@@ -3,7 +3,7 @@
 //! (execute, timing class) that must learn about it.
 //!
 //! Encodings follow the RISC-V unprivileged specification (RV64I, M, A, F, D, Zicsr, Zifencei; the compressed
-//! encodings of C are expanded to these rows by [`crate::rvc`]). The PIMP message-passing instructions live in the
+//! encodings of C are expanded to these rows by [`crate::rvc`]) and, for `mret` and `wfi`, the privileged one. The PIMP message-passing instructions live in the
 //! custom-0 and custom-1 opcode spaces with the encoding fixed in the project's architecture document. Which
 //! extensions a chip has is an [`Isa`]; the decoder refuses instructions of the others.
 
@@ -84,6 +84,8 @@ pub enum Extension {
     D,
     /// Compressed instructions (16-bit encodings expanded to the rows of the others, see [`crate::rvc`]).
     C,
+    /// The machine-level privileged instructions (`mret`, `wfi`).
+    Sm,
     /// PIMP register-level message passing (custom-0 / custom-1).
     Xpimp,
 }
@@ -176,6 +178,9 @@ isa_table! {
     Csrrwi, "csrrwi", 0x0000_5073, 0x0000_707f, CsrImm, Zicsr;
     Csrrsi, "csrrsi", 0x0000_6073, 0x0000_707f, CsrImm, Zicsr;
     Csrrci, "csrrci", 0x0000_7073, 0x0000_707f, CsrImm, Zicsr;
+    // Machine-level privileged instructions (there is no supervisor mode, hence no sret or sfence.vma)
+    Mret,   "mret",   0x3020_0073, 0xffff_ffff, None, Sm;
+    Wfi,    "wfi",    0x1050_0073, 0xffff_ffff, None, Sm;
     // M
     Mul,    "mul",    0x0200_0033, 0xfe00_707f, R, M;
     Mulh,   "mulh",   0x0200_1033, 0xfe00_707f, R, M;
@@ -288,7 +293,8 @@ isa_table! {
 }
 
 impl Extension {
-    /// The letter of a standard extension (`None` for Zicsr, Zifencei and PIMP, which every chip has).
+    /// The letter of a standard extension (`None` for Zicsr, Zifencei, the privileged instructions and PIMP, which
+    /// every chip has).
     pub fn letter(self) -> Option<char> {
         Some(match self {
             Extension::I => 'i',
@@ -297,7 +303,7 @@ impl Extension {
             Extension::F => 'f',
             Extension::D => 'd',
             Extension::C => 'c',
-            Extension::Zicsr | Extension::Zifencei | Extension::Xpimp => return None,
+            Extension::Zicsr | Extension::Zifencei | Extension::Sm | Extension::Xpimp => return None,
         })
     }
 }

@@ -14,6 +14,9 @@
 //! is the separate latency table of an in-order 5-stage pipeline, and [`disasm`] prints instructions for fault
 //! reports. It knows nothing of networks or chips: custom instructions,
 //! `ecall` and `ebreak` are handed back to the caller as [`exec::Flow::Environment`].
+//!
+//! Harts have machine and user mode with the machine-level CSRs and `mret` ([`hart`]); [`trap`] takes
+//! exceptions into machine mode for a caller that has a trap handler to go to.
 
 pub mod decode;
 pub mod disasm;
@@ -24,6 +27,7 @@ pub mod isa;
 pub mod memory;
 pub mod rvc;
 pub mod timing;
+pub mod trap;
 
 pub use decode::{decode, Decoded};
 pub use exec::{execute, EnvOp, Fault, Flow};

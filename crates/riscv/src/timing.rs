@@ -143,11 +143,11 @@ impl LatencyClass {
             Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu => LatencyClass::Load,
             Sb | Sh | Sw | Sd => LatencyClass::Store,
             Beq | Bne | Blt | Bge | Bltu | Bgeu | PimpBrs | PimpBns | PimpBar | PimpBnr => LatencyClass::Branch,
-            Jal | Jalr => LatencyClass::Jump,
+            Jal | Jalr | Mret => LatencyClass::Jump,
             Mul | Mulh | Mulhsu | Mulhu | Mulw => LatencyClass::Mul,
             Divw | Divuw | Remw | Remuw => LatencyClass::Div32,
             Div | Divu | Rem | Remu => LatencyClass::Div64,
-            Fence | FenceI | Ecall | Ebreak | Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci | PimpSend | PimpRecv
+            Fence | FenceI | Wfi | Ecall | Ebreak | Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci | PimpSend | PimpRecv
             | PimpSrc => LatencyClass::System,
         }
     }

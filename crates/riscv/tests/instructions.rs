@@ -22,6 +22,8 @@ mod compressed;
 mod float;
 #[path = "instructions/gating.rs"]
 mod gating;
+#[path = "instructions/privileged.rs"]
+mod privileged;
 
 use common::asm::{self, Insn};
 use common::*;
@@ -1172,7 +1174,8 @@ const GROUPS: &[Group] = &[
 
 /// The groups of this file and of every module. The coverage test runs them all on its own thread and collects
 /// the ops they execute, so an op that no group of any module executes fails it.
-const ALL_GROUPS: &[&[Group]] = &[GROUPS, atomics::GROUPS, float::GROUPS, compressed::GROUPS, gating::GROUPS];
+const ALL_GROUPS: &[&[Group]] =
+    &[GROUPS, atomics::GROUPS, float::GROUPS, compressed::GROUPS, gating::GROUPS, privileged::GROUPS];
 
 #[test]
 fn every_instruction_of_the_table_is_executed() {

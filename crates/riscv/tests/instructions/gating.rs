@@ -133,12 +133,13 @@ fn fp_csrs_exist_only_with_f() {
 
 #[test]
 fn misa_names_the_extensions() {
-    // MXL = 2 (bits 63..62) and one bit per letter: a = bit 0, c = 2, d = 3, f = 5, i = 8, m = 12.
+    // MXL = 2 (bits 63..62) and one bit per letter: a = bit 0, c = 2, d = 3, f = 5, i = 8, m = 12, and u = 20 (every
+    // hart has user mode).
     for (isa, want) in [
-        (Isa::RV64IM, 0x8000_0000_0000_1100u64),
-        (Isa::RV64IMAC, 0x8000_0000_0000_1105),
-        (Isa::parse("rv64imaf").unwrap(), 0x8000_0000_0000_1121),
-        (Isa::RV64GC, 0x8000_0000_0000_112d),
+        (Isa::RV64IM, 0x8000_0000_0010_1100u64),
+        (Isa::RV64IMAC, 0x8000_0000_0010_1105),
+        (Isa::parse("rv64imaf").unwrap(), 0x8000_0000_0010_1121),
+        (Isa::RV64GC, 0x8000_0000_0010_112d),
     ] {
         let mut m = Machine::with_isa(isa).and(&[(A1, 0)]);
         m.next(asm::csrrs(A0, MISA, ZERO));
