@@ -9,11 +9,16 @@ use chip::{Chip, ChipConfig};
 use riscv::isa::Isa;
 
 fn chip(isa: &str, misaligned: &str) -> ChipConfig {
+    chip_with(isa, misaligned, "")
+}
+
+fn chip_with(isa: &str, misaligned: &str, extra: &str) -> ChipConfig {
     let text = format!(
         r#"
         name = "isa"
         mesh = {{ width = 1, height = 1 }}
         core = {{ frequency_mhz = 100, memory_kib = 64, stack_kib = 8, isa = "{isa}", misaligned_access = "{misaligned}" }}
+        {extra}
         "#
     );
     ChipConfig::parse(&text, "isa").unwrap()
@@ -118,4 +123,22 @@ fn a_program_built_for_more_than_the_chip_has_is_refused_in_one_line() {
     };
     assert!(err.contains("needs extensions F, D, which the cores (core.isa = \"rv64imac\") do not have"), "{err}");
     assert!(!err.contains('\n'));
+}
+
+/// Regression (the fpu experiment on pimp-8x8 with rv64gc cores stopped at `bns` "instruction address misaligned:
+/// branch target 0x800067aa"): a PIMP branch, executed by the network interface, may target a 2-byte boundary on a
+/// core with C, as any branch there.
+#[test]
+fn pimp_branches_may_target_two_byte_boundaries_with_c() {
+    // bnr +6 (nothing received: taken); c.nop; ebreak at +6.
+    let mut code = 0x0000_332bu32.to_le_bytes().to_vec();
+    code.extend(0x0001u16.to_le_bytes());
+    code.extend(EBREAK.to_le_bytes());
+    let pimp = "[ni]\nkind = \"pimp\"";
+    let (_, stats) = run(chip_with("rv64gc", "fault", pimp), &program(code.clone(), Isa::RV64GC));
+    assert_eq!(stats["cores"][0]["fault"]["kind"], "breakpoint", "{stats}");
+    assert_eq!(stats["cores"][0]["fault"]["pc"], MEMORY_BASE + 6);
+    // Without C the same target is misaligned.
+    let (_, stats) = run(chip_with("rv64im", "fault", pimp), &program(code, Isa::RV64IM));
+    assert_eq!(stats["cores"][0]["fault"]["kind"], "misaligned", "{stats}");
 }

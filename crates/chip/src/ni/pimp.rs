@@ -137,8 +137,10 @@ impl NetworkInterface for Pimp {
             other => unreachable!("{other:?} is not a PIMP instruction"),
         };
         let pc = core.hart.pc;
+        // PIMP instructions are 32-bit (never compressed); targets need IALIGN: 2 bytes with C, 4 without.
         let next = if taken { pc.wrapping_add(d.imm as i64 as u64) } else { pc.wrapping_add(4) };
-        if next & 3 != 0 {
+        let align: u64 = if core.hart.isa.compressed() { 2 } else { 4 };
+        if next & (align - 1) != 0 {
             core.fault(FaultKind::Misaligned, format!("instruction address misaligned: branch target {next:#x}"));
             return NiOutcome::Stopped;
         }
