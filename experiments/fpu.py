@@ -8,7 +8,7 @@ latencies of ``docs/cores.md``). Each point is the run's total cycles (``stats.j
 count is soft-float cycles / FPU cycles. Both builds must print the same checksums (IEEE double either way), which
 the experiment checks.
 
-The kernel is small (32 x 32 matrices, a 576-unknown grid), as NoCMsg's class-S-like runs: with more cores each
+The kernel is small (32 x 32 matrices, a 576-unknown grid): with more cores each
 core's share of the floating-point work shrinks while the collectives of every CG iteration (two allreduces of a
 double, an allgatherv of the search direction) stay, and an FPU does not make them faster, so the speed-up falls as
 the cores grow (the instruction counts in data.csv show the library's share growing). NoCMsg reports its FPU study
