@@ -254,17 +254,38 @@ impl Core {
         matches!(self.status, CoreStatus::Running)
     }
 
-    /// The instruction at the pc: from the shared decoded text when possible.
+    /// The instruction at the pc from the shared decoded text, if it is there. The fast loop handles everything else
+    /// in [`Self::fetch_slow`]: keeping the slow path's error (a `String`) out of this value lets the decoded
+    /// instruction stay in registers.
     #[inline(always)]
-    fn fetch(&mut self) -> Result<Decoded, (FaultKind, String)> {
+    fn fetch_decoded(&self) -> Option<Decoded> {
         let pc = self.hart.pc;
         let index = pc.wrapping_sub(self.text.base) >> 1;
-        if pc & 1 == 0 && (index as usize) < self.text.entries.len() && !self.mem.text_written {
-            if let Some(d) = self.text.entries[index as usize] {
-                return Ok(d);
+        if pc & 1 == 0 && !self.mem.text_written {
+            if let Some(&entry) = self.text.entries.get(index as usize) {
+                return entry;
             }
         }
-        self.fetch_from_memory()
+        None
+    }
+
+    /// The instruction at the pc: from the shared decoded text, else from memory.
+    fn fetch(&mut self) -> Result<Decoded, (FaultKind, String)> {
+        match self.fetch_decoded() {
+            Some(d) => Ok(d),
+            None => self.fetch_from_memory(),
+        }
+    }
+
+    /// The instruction at the pc when it is not in the decoded text: decoded from memory (`Ok`), or its fetch
+    /// exception was taken (`Err(true)`: run on at the handler) or the core stopped (`Err(false)`).
+    #[cold]
+    #[inline(never)]
+    fn fetch_slow(&mut self, env: &CoreEnv) -> Result<Decoded, bool> {
+        match self.fetch_from_memory() {
+            Ok(d) => Ok(d),
+            Err((kind, reason)) => Err(self.fetch_exception(kind, reason, env)),
+        }
     }
 
     /// Fetches and decodes the instruction at the pc from memory (written text, code outside the text segments,
@@ -328,17 +349,18 @@ impl Core {
     fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv) -> RunStop {
         while self.hart.cycle < until {
             let (pc, start) = (self.hart.pc, self.hart.cycle);
-            let d = match self.fetch() {
-                Ok(d) => d,
-                Err((kind, reason)) => {
-                    if !self.fetch_exception(kind, reason, env) {
-                        return RunStop::Stopped;
+            let d = match self.fetch_decoded() {
+                Some(d) => d,
+                None => match self.fetch_slow(env) {
+                    Ok(d) => d,
+                    Err(false) => return RunStop::Stopped,
+                    Err(true) => {
+                        if PROFILE {
+                            self.charge(pc, self.hart.cycle - start);
+                        }
+                        continue;
                     }
-                    if PROFILE {
-                        self.charge(pc, self.hart.cycle - start);
-                    }
-                    continue;
-                }
+                },
             };
             let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
@@ -354,10 +376,10 @@ impl Core {
                     }
                     EnvStep::Stopped => return RunStop::Stopped,
                 },
-                Err(fault) => match self.execute_split(fault, d, env) {
+                Err(fault) => match self.execute_split(fault, env) {
                     Ok(redirected) => redirected,
                     Err(fault) => {
-                        if !self.execution_exception(&fault, &d, env) {
+                        if !self.execution_exception(&fault, env) {
                             return RunStop::Stopped;
                         }
                         if PROFILE {
@@ -419,26 +441,31 @@ impl Core {
         self.trap_or_stop(cause, tval, kind, reason, env)
     }
 
-    /// Instruction `d` at the pc failed with `fault`: its exception, or the core stops.
+    /// The instruction at the pc failed with `fault`: its exception, or the core stops. (It takes no `Decoded`:
+    /// one passed to a function that is not inlined must live in memory, which made the fast loop store the
+    /// instruction on every iteration; the instruction is fetched again here instead, unchanged by the fault.)
     #[cold]
     #[inline(never)]
-    fn execution_exception(&mut self, fault: &Fault, d: &Decoded, env: &CoreEnv) -> bool {
+    fn execution_exception(&mut self, fault: &Fault, env: &CoreEnv) -> bool {
         let word = self.fetch_word(self.hart.pc).unwrap_or(0);
-        let (cause, tval) = riscv::trap::exception_of(fault, d.op, word);
+        let op = riscv::decode::decode_for(word, self.hart.isa).map_or(riscv::Op::Ebreak, |d| d.op);
+        let (cause, tval) = riscv::trap::exception_of(fault, op, word);
         self.trap_or_stop(cause, tval, fault_kind(fault), fault_reason(fault), env)
     }
 
-    /// After `d` failed with `fault`: if that was a misaligned load or store on a chip with
-    /// `core.misaligned_access = "split"`, runs `d` again with the access split into bytes, costing the misaligned
+    /// After the instruction at the pc failed with `fault`: if that was a misaligned load or store on a chip with
+    /// `core.misaligned_access = "split"`, runs it again with the access split into bytes, costing the misaligned
     /// penalty on top of the instruction's cycles, and returns whether it redirected the pc (loads and stores never
     /// do); otherwise, or if it fails again, the fault. Execution changes nothing on a fault, so running it again is
     /// exact. Cold: the fast loop pays nothing for it.
     #[cold]
     #[inline(never)]
-    fn execute_split(&mut self, fault: Fault, d: Decoded, env: &CoreEnv) -> Result<bool, Fault> {
+    fn execute_split(&mut self, fault: Fault, env: &CoreEnv) -> Result<bool, Fault> {
         if !(env.misaligned_split && matches!(fault, Fault::Memory(MemFault::Misaligned { .. }))) {
             return Err(fault);
         }
+        // Fetched again rather than passed (see `execution_exception`).
+        let Ok(d) = self.fetch() else { return Err(fault) };
         let flow = riscv::execute(&mut self.hart, &mut SplitAccess(&mut self.mem), d)?;
         debug_assert_eq!(flow, Flow::Next, "only loads and stores are split");
         self.misaligned_accesses += 1;
