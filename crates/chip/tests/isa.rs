@@ -4,9 +4,11 @@
 
 use chip::chip::{RunEnd, RunOptions};
 use chip::config::MEMORY_BASE;
-use chip::elf::{Program, Segment};
+use chip::elf::Program;
 use chip::{Chip, ChipConfig};
 use riscv::isa::Isa;
+
+mod common;
 
 fn chip(isa: &str, misaligned: &str) -> ChipConfig {
     chip_with(isa, misaligned, "")
@@ -26,20 +28,7 @@ fn chip_with(isa: &str, misaligned: &str, extra: &str) -> ChipConfig {
 
 /// A program of raw little-endian bytes at the start of memory, built for `isa`.
 fn program(bytes: Vec<u8>, isa: Isa) -> Program {
-    let len = bytes.len() as u64;
-    Program {
-        path: "isa.elf".into(),
-        entry: MEMORY_BASE,
-        segments: vec![Segment { address: MEMORY_BASE, data: bytes, mem_size: len, executable: true }],
-        boot_block: None,
-        image_end: MEMORY_BASE + len,
-        functions: Vec::new(),
-        debug_frame: Vec::new(),
-        wait_sites: Vec::new(),
-        wait_record: None,
-        library_text: None,
-        isa: (isa, "test".into()),
-    }
+    common::raw_program("isa.elf", bytes, isa)
 }
 
 fn words(w: &[u32]) -> Vec<u8> {

@@ -4,10 +4,11 @@
 //! split).
 
 use chip::chip::{Event, RunEnd, RunOptions};
-use chip::config::MEMORY_BASE;
-use chip::elf::{Program, Segment};
+use chip::elf::Program;
 use chip::{Chip, ChipConfig};
 use proptest::prelude::*;
+
+mod common;
 
 /// The fuzzing chip with cores of `isa`, misaligned accesses faulting or performed.
 fn chip(isa: &str, misaligned: &str) -> String {
@@ -63,20 +64,7 @@ fn prologue() -> Vec<u32> {
 
 fn program(words: &[u32]) -> Program {
     let data: Vec<u8> = prologue().iter().chain(words).flat_map(|w| w.to_le_bytes()).collect();
-    let len = data.len() as u64;
-    Program {
-        path: "random".into(),
-        entry: MEMORY_BASE,
-        segments: vec![Segment { address: MEMORY_BASE, data, mem_size: len, executable: true }],
-        boot_block: None,
-        image_end: MEMORY_BASE + len,
-        functions: Vec::new(),
-        debug_frame: Vec::new(),
-        wait_sites: Vec::new(),
-        wait_record: None,
-        library_text: None,
-        isa: (riscv::isa::Isa::RV64IM, "test".into()),
-    }
+    common::raw_program("random", data, riscv::isa::Isa::RV64IM)
 }
 
 fn run(words: &[u32], chip_text: &str, debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
