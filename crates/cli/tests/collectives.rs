@@ -66,7 +66,7 @@ fn native_passes(ranks: usize) {
 }
 
 /// `nocmsg run` on every core of a chip: success, and exactly rank 0's two lines on the console. `max_cycles` is
-/// about four times what a passing run takes (0.34G, 0.60G and 0.87G cycles on pimp-2x2, 3x3 and 4x4), so a hang
+/// about four times what a passing run takes (0.34G, 0.60G and 0.88G cycles on pimp-2x2, 3x3 and 4x4), so a hang
 /// ends as a failure instead of a stuck test.
 fn simulated_passes(chip_name: &str, cores: usize, max_cycles: u64) {
     let suite = builds().sim.display().to_string();
