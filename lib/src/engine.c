@@ -669,22 +669,28 @@ void nocmsg_engine_block(void)
  * to the port: these decide the latency the benchmarks report. Anything unusual falls back to the general
  * machinery above, which gives the same results. */
 
-/* The port took only the first `sent` payload words: queue the rest and wait until it is out of the buffer. */
-__attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent)
+/* The port took only the first `sent` payload words: queue the rest, to complete r when it is out of the buffer. */
+void nocmsg_engine_queue_rest(int dest, const void *buf, size_t bytes, size_t sent, struct nocmsg_request_s *r)
 {
-    struct nocmsg_request_s r;
-    r.done = 0;
-    r.user_freed = 0;
-    r.error = NOCMSG_SUCCESS;
+    r->done = 0;
+    r->user_freed = 0;
+    r->error = NOCMSG_SUCCESS;
     /* Part of the packet is already out: without the rest the receiver's stream from this rank would never find
      * its next header again, so running out of memory here is fatal, as in fatal_no_memory. */
-    if (tx_enqueue(dest, NULL, 0, buf, bytes, &r) != NOCMSG_SUCCESS) {
+    if (tx_enqueue(dest, NULL, 0, buf, bytes, r) != NOCMSG_SUCCESS) {
         fprintf(stderr, "nocmsg: rank %d: out of memory finishing a %zu-byte message to rank %d\n", nocmsg_lib.rank,
                 bytes, dest);
         nocmsg_port_abort(1);
     }
     eng.tx_tail->words_sent = sent;
     settle();
+}
+
+/* The port took only the first `sent` payload words: queue the rest and wait until it is out of the buffer. */
+__attribute__((noinline)) int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent)
+{
+    struct nocmsg_request_s r;
+    nocmsg_engine_queue_rest(dest, buf, bytes, sent, &r);
     WAIT_UNTIL(r.done, dest, "nocmsg_send");
     return r.error;
 }

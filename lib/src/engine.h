@@ -87,6 +87,9 @@ void nocmsg_engine_hold(int delta);
 
 /* Slow ends of the fast paths in p2p.c. */
 int nocmsg_engine_send_rest(int dest, const void *buf, size_t bytes, size_t sent);
+/* nocmsg_engine_send_rest without the wait: r (the caller's, untouched by anyone else until done) completes when the
+ * rest is out. For a lean path that must hand the engine a receive of its own before it waits for anything. */
+void nocmsg_engine_queue_rest(int dest, const void *buf, size_t bytes, size_t sent, struct nocmsg_request_s *r);
 void nocmsg_engine_rx_handoff(int src, uint64_t h);
 int nocmsg_engine_recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t got, const struct comm *c,
                             nocmsg_status *status);

@@ -188,6 +188,7 @@ void test_alltoall(void);
 void test_reductions(void);
 void test_user_ops(void);
 void test_comms(void);
+void test_exchange(void);
 void test_xfer_off(void);
 void test_errors(void);
 void test_xfer_errors(void);

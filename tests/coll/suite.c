@@ -68,6 +68,8 @@ int main(int argc, char **argv)
     test_reductions();
     test_user_ops();
     test_comms();
+    test_exchange();
+    t_section_end("exchanges");
     test_xfer_off();
     t_section_end("transfers off");
     test_errors();

@@ -11,6 +11,11 @@
  * hand over to the engine (the engine's rx_handoff, send_rest and recv_rest). On a PIMP chip the lean way costs
  * tens of cycles per message and the engine's hundreds, and a collective is a chain of such messages.
  *
+ * Exchanges (coll_sendrecv). Both partners of a pairwise exchange send first, then receive, both the lean way. A
+ * packet longer than the way to its destination holds while the destination is itself sending cannot go out in one
+ * piece; instead of handing its rest to the engine, the lean exchange pushes it as room frees up and meanwhile
+ * takes the partner's packet as it arrives, straight into the receive buffer (see "the lean exchange" below).
+ *
  * Barrier tokens. A barrier's messages are empty and interchangeable: all a receiver needs is how many have come
  * from each source. So when a token from another member arrives while a barrier waits for a particular one (which
  * is usual: in a dissemination barrier, round k + 1's token often overtakes round k's), the lean way only counts it
@@ -54,17 +59,38 @@ __attribute__((noinline)) static int lean_send_end(const void *buf, size_t bytes
     return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
 }
 
-/* Pushes an EAGER packet straight into the port. Returns -1 if it could not start (the engine is busy, the
- * buffer is misaligned or the send FIFO is full), else the send's result (once started, a partial push is
- * finished by the engine). */
-static inline int lean_send(const void *buf, size_t bytes, int to, uint64_t header)
+/* Misaligned buffers of at most this many bytes go the lean way through an aligned copy on the stack. Algorithms
+ * that split a buffer of 4-byte elements into blocks meet them all the time (a ring allreduce of 256 B on 64 ranks
+ * sends 0- and 4-byte blocks at offsets 4i), and the engine's way costs hundreds of cycles a message. */
+#define LEAN_BOUNCE_BYTES 256
+
+static inline int lean_send_aligned(const void *buf, size_t bytes, int to, uint64_t header)
 {
-    if (!nocmsg__fast.send_ranks || ((uintptr_t)buf & 7) != 0)
-        return -1;
     size_t words = bytes / 8, k = nocmsg_port_push_packet(to, header, (const uint64_t *)buf, words);
     if (__builtin_expect(k == words + 1 && bytes % 8 == 0, 1))
         return NOCMSG_SUCCESS;
     return lean_send_end(buf, bytes, to, k);
+}
+
+/* A lean send from a misaligned buffer of at most LEAN_BOUNCE_BYTES, through an aligned copy (a send that does not
+ * go out in one piece is finished by the engine before this returns, so the copy may live on the stack). */
+__attribute__((noinline)) static int lean_send_bounced(const void *buf, size_t bytes, int to, uint64_t header)
+{
+    uint64_t copy[LEAN_BOUNCE_BYTES / 8];
+    memcpy(copy, buf, bytes);
+    return lean_send_aligned(copy, bytes, to, header);
+}
+
+/* Pushes an EAGER packet straight into the port. Returns -1 if it could not start (the engine is busy, the
+ * buffer is misaligned and longer than LEAN_BOUNCE_BYTES, or the send FIFO is full), else the send's result (once
+ * started, a partial push is finished by the engine). */
+static inline int lean_send(const void *buf, size_t bytes, int to, uint64_t header)
+{
+    if (!nocmsg__fast.send_ranks)
+        return -1;
+    if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
+        return bytes <= LEAN_BOUNCE_BYTES ? lean_send_bounced(buf, bytes, to, header) : -1;
+    return lean_send_aligned(buf, bytes, to, header);
 }
 
 /* The end of a lean receive whose payload did not come in one piece: `k` whole words have (header h from s). */
@@ -81,13 +107,34 @@ __attribute__((noinline)) static int lean_recv_end(void *buf, size_t cap, int s,
     return nocmsg_engine_recv_rest(s, buf, cap, h, k, c, NULL);
 }
 
+/* lean_recv into a misaligned buffer of at most LEAN_BOUNCE_BYTES: the payload goes to an aligned copy on the stack
+ * (a payload that does not come in one piece is finished there by the engine before this returns), then its bytes,
+ * and no others, to buf. */
+__attribute__((noinline)) static int lean_recv_bounced(void *buf, size_t cap, int from, uint64_t want, struct comm *c)
+{
+    uint64_t copy[LEAN_BOUNCE_BYTES / 8];
+    int s = nocmsg_wait_next(from);
+    uint64_t h = nocmsg_port_pull1_from(s);
+    size_t len = HDR_LEN(h);
+    if (s != from || (h << (64 - LEN_SHIFT)) != (want << (64 - LEN_SHIFT)) || len > cap) {
+        nocmsg_engine_rx_handoff(s, h);
+        return -1;
+    }
+    size_t words = (len + 7) / 8, k = words ? nocmsg_port_pull_wait(s, copy, words) : 0;
+    int err = k == words ? NOCMSG_SUCCESS : nocmsg_engine_recv_rest(s, copy, sizeof copy, h, k, c, NULL);
+    memcpy(buf, copy, len);
+    return err;
+}
+
 /* Takes the next incoming header and, if it is `want` (length aside) from world rank `from` and fits in `cap`
  * bytes, the payload into buf. Returns -1 if the engine must take over (it has been handed whatever was taken),
  * else the receive's result. */
 static inline int lean_recv(void *buf, size_t cap, int from, uint64_t want, struct comm *c)
 {
-    if (!nocmsg_engine_lean_ok(c->ctx + 1) || ((uintptr_t)buf & 7) != 0)
+    if (!nocmsg_engine_lean_ok(c->ctx + 1))
         return -1;
+    if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
+        return cap <= LEAN_BOUNCE_BYTES ? lean_recv_bounced(buf, cap, from, want, c) : -1;
     int s = nocmsg_wait_next(from);
     uint64_t h = nocmsg_port_pull1_from(s);
     size_t len = HDR_LEN(h);
@@ -100,6 +147,136 @@ static inline int lean_recv(void *buf, size_t cap, int from, uint64_t want, stru
     if (__builtin_expect(k == words && len % 8 == 0, 1))
         return NOCMSG_SUCCESS;
     return lean_recv_end(buf, cap, s, h, k, c);
+}
+
+/* ---- the lean exchange ---------------------------------------------------------------------------------- */
+
+/* Both partners of a pairwise exchange send first, then receive. When a packet is longer than what the way to its
+ * destination holds while the destination is itself sending (on a PIMP chip the send FIFO, the input buffers of
+ * the routers on the path and the receive FIFO: 28 + 4 x hops words on the pimp-* presets, fewer where other
+ * packets share them), its push stops part way on both sides. Handing the rest to the engine, as a plain send does,
+ * costs both partners about 2,000 cycles: the engine queues it, drains the partner's packet into an unexpected
+ * message while it waits for room, and the receive then matches it there (bench/micro/exchange.c: 2,979 cycles for
+ * 256 B between neighbours of pimp-8x8, 536 for 224 B). Instead the send goes on here, pushing as room frees up,
+ * and meanwhile takes the partner's packet as it arrives straight into the receive buffer (full duplex: what the
+ * engine does, without its queues). The first word it does not expect (another source's, or a header that is not
+ * the one awaited) hands both halves to the engine from where they stand, which keeps the exchange as
+ * deadlock-free as the engine. */
+
+enum { XR_NONE, XR_PAYLOAD, XR_DONE };
+
+/* The receive half of an exchange: an EAGER packet from rank src of c (world rank `from`) with tag `tag`, whose
+ * header is `want` length aside, into buf (any alignment) of `cap` bytes. Once its header h is in (XR_PAYLOAD),
+ * `len` bytes of payload, of which `got` words are taken. */
+struct exchange_rx {
+    void *buf;
+    size_t cap;
+    int src, tag, from, state;
+    uint64_t want, h;
+    size_t len, got;
+    struct comm *c;
+};
+
+/* One payload word into x's buffer, no byte past the packet's end. */
+static inline void exchange_store(struct exchange_rx *x, uint64_t w)
+{
+    size_t left = x->len - 8 * x->got;
+    memcpy((unsigned char *)x->buf + 8 * x->got, &w, left < 8 ? left : 8);
+    x->got++;
+}
+
+/* Takes whatever of x's payload is next in line now, without waiting. */
+static void exchange_pull(struct exchange_rx *x)
+{
+    size_t whole = x->len / 8, words = (x->len + 7) / 8;
+    int aligned = ((uintptr_t)x->buf & 7) == 0;
+    if (aligned && x->got < whole)
+        x->got += nocmsg_port_pull(x->from, (uint64_t *)x->buf + x->got, whole - x->got);
+    uint64_t w;
+    while (x->got < words && (!aligned || x->got >= whole) && nocmsg_port_pull(x->from, &w, 1))
+        exchange_store(x, w);
+    if (x->got == words)
+        x->state = XR_DONE;
+}
+
+/* The rest of x's payload, waiting for words on their way; the receive's result, through the engine if another
+ * source's word comes first. */
+static int exchange_pull_wait(struct exchange_rx *x)
+{
+    size_t whole = x->len / 8, words = (x->len + 7) / 8;
+    int aligned = ((uintptr_t)x->buf & 7) == 0;
+    if (aligned && x->got < whole)
+        x->got += nocmsg_port_pull_wait(x->from, (uint64_t *)x->buf + x->got, whole - x->got);
+    uint64_t w;
+    while (x->got < words && (!aligned || x->got >= whole) && nocmsg_port_take(x->from, &w))
+        exchange_store(x, w);
+    if (x->got < words)
+        return nocmsg_engine_recv_rest(x->from, x->buf, x->cap, x->h, x->got, x->c, NULL);
+    return NOCMSG_SUCCESS;
+}
+
+/* Takes the header that is next from x->from into x->h; 0 if it is not the one awaited (then the engine must be
+ * handed it: exchange_rest). */
+static int exchange_header(struct exchange_rx *x)
+{
+    uint64_t h = nocmsg_port_pull1_from(x->from);
+    x->h = h;
+    if ((h << (64 - LEN_SHIFT)) != (x->want << (64 - LEN_SHIFT)) || HDR_LEN(h) > x->cap)
+        return 0;
+    x->len = HDR_LEN(h);
+    x->got = 0;
+    x->state = x->len ? XR_PAYLOAD : XR_DONE;
+    return 1;
+}
+
+/* The receive, from where x stands, once the send is out. */
+static int exchange_finish(struct exchange_rx *x)
+{
+    if (x->state == XR_NONE)
+        return coll_recv(x->buf, x->cap, x->src, x->tag, x->c);
+    return x->state == XR_PAYLOAD ? exchange_pull_wait(x) : NOCMSG_SUCCESS;
+}
+
+/* The rest of a send to world rank `to` whose packet went in part (its header and `at` payload words), pushed
+ * while x's packet is taken as it arrives; then the rest of the receive. Returns the send's result, or else the
+ * receive's. */
+static int exchange_rest(const void *buf, size_t bytes, int to, size_t at, struct exchange_rx *x)
+{
+    size_t words = (bytes + 7) / 8;
+    int foreign_header = 0;
+    while (at < words) {
+        int s;
+        if (!nocmsg_port_poll(&s)) {
+            /* Nothing to take: push, waiting for room until a word arrives. */
+            at = nocmsg_port_stream_bytes(to, buf, bytes, at);
+            continue;
+        }
+        if (s != x->from || x->state == XR_DONE)
+            break;
+        if (x->state == XR_NONE) {
+            if (!exchange_header(x)) {
+                foreign_header = 1;
+                break;
+            }
+        } else {
+            exchange_pull(x);
+        }
+        at = nocmsg_port_push_bytes(to, buf, bytes, at);
+    }
+    if (at == words)
+        return exchange_finish(x);
+    /* A word the exchange does not expect: the engine takes over. The rest of the send goes first into its queue,
+     * where everything the engine sends from now on lines up behind it (answering a header could push a packet to
+     * `to`, which must not cut into this one). Then the receive, which the engine finishes from where it stands
+     * (and meanwhile the send), then the send. */
+    struct nocmsg_request_s r;
+    nocmsg_engine_queue_rest(to, buf, bytes, at, &r);
+    if (foreign_header)
+        nocmsg_engine_rx_handoff(x->from, x->h);
+    int rerr = x->state == XR_PAYLOAD ? nocmsg_engine_recv_rest(x->from, x->buf, x->cap, x->h, x->got, x->c, NULL)
+                                      : exchange_finish(x);
+    WAIT_UNTIL(r.done, to, NULL);
+    return r.error != NOCMSG_SUCCESS ? r.error : rerr;
 }
 
 /* ---- requests (the engine's way) -------------------------------------------------------------------------- */
@@ -226,16 +403,12 @@ int coll_forward(void *buf, size_t bytes, int from, const int *to, int n, size_t
     return err;
 }
 
-int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
-                  struct comm *c)
+/* An exchange of a message larger than the eager limit that cannot go the lean way (the engine is busy, or the send
+ * buffer is misaligned), or that needs a handshake (transfers off): the receive is posted first, so that the data
+ * lands in place. */
+__attribute__((noinline)) static int exchange_posted(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf,
+                                                     size_t recvbytes, int src, int tag, struct comm *c)
 {
-    /* A small send is one EAGER packet that needs nothing from the partner, so it may go first and the receive
-     * after it, both the lean way. Larger ones post the receive first, so that the data lands in place. */
-    if (sendbytes <= nocmsg_lib.eager_limit) {
-        /* The receive happens even if the send failed: the partner's message must not be left for a later call. */
-        int err = coll_xsend(sendbuf, sendbytes, dest, tag, c), rerr = coll_recv(recvbuf, recvbytes, src, tag, c);
-        return err != NOCMSG_SUCCESS ? err : rerr;
-    }
     struct nocmsg_request_s r[2];
     coll_irecv(recvbuf, recvbytes, src, tag, c, &r[0]);
     int err = coll_xisend(sendbuf, sendbytes, dest, tag, c, &r[1]);
@@ -245,6 +418,58 @@ int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf
         return err;
     }
     return coll_waitall(2, r);
+}
+
+/* The slow side of an eager exchange (coll_sendrecv): the packet went in part (k words of it, header included, were
+ * taken; k == SIZE_MAX: nothing was tried because sendbuf is misaligned), or the lean way is closed (k == 0; then
+ * dest or src may be NOCMSG_PROC_NULL). */
+__attribute__((noinline)) static int exchange_slow(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf,
+                                                   size_t recvbytes, int src, int tag, struct comm *c, size_t k)
+{
+    uint64_t copy[LEAN_BOUNCE_BYTES / 8];
+    if (k == SIZE_MAX && sendbytes > nocmsg_lib.eager_limit)
+        return exchange_posted(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c);
+    if (k == SIZE_MAX && sendbytes <= LEAN_BOUNCE_BYTES) {
+        /* A misaligned buffer goes through an aligned copy, which lives until the send is out. */
+        memcpy(copy, sendbuf, sendbytes);
+        sendbuf = copy;
+        k = nocmsg_port_push_packet(c->world_of[dest], private_header(c, tag, sendbytes), copy, sendbytes / 8);
+    }
+    if (k == 0 || k == SIZE_MAX) {
+        /* Nothing went: the usual way. The receive happens even if the send failed: the partner's message must not be
+         * left for a later call. */
+        int err = coll_xsend(sendbuf, sendbytes, dest, tag, c), rerr = coll_recv(recvbuf, recvbytes, src, tag, c);
+        return err != NOCMSG_SUCCESS ? err : rerr;
+    }
+    size_t at = k - 1;
+    int to = c->world_of[dest];
+    /* Only the part word is left and the port takes it: sent in one piece after all. */
+    if (at == sendbytes / 8 && (at = nocmsg_port_push_bytes(to, sendbuf, sendbytes, at)) == (sendbytes + 7) / 8)
+        return coll_recv(recvbuf, recvbytes, src, tag, c);
+    struct exchange_rx x = {recvbuf, recvbytes, src, tag, c->world_of[src], XR_NONE, private_header(c, tag, 0), 0, 0, 0, c};
+    return exchange_rest(sendbuf, sendbytes, to, at, &x);
+}
+
+int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf, size_t recvbytes, int src, int tag,
+                  struct comm *c)
+{
+    /* A send of one EAGER packet (up to the eager limit, or of any size as a NoCMsg transfer) needs nothing from the
+     * partner, so it goes first and the receive after it, both the lean way while the engine is idle; the rest of a
+     * packet the way does not hold makes a lean exchange (above). */
+    int eager = sendbytes <= nocmsg_lib.eager_limit || (nocmsg_coll_xfer && sendbytes < EAGER_MAX);
+    if (__builtin_expect(eager && dest >= 0 && src >= 0 && nocmsg_engine_lean_ok(c->ctx + 1), 1)) {
+        if (__builtin_expect(((uintptr_t)sendbuf & 7) != 0, 0))
+            return exchange_slow(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c, SIZE_MAX);
+        size_t words = sendbytes / 8;
+        size_t k = nocmsg_port_push_packet(c->world_of[dest], private_header(c, tag, sendbytes), sendbuf, words);
+        if (__builtin_expect(k == words + 1 && sendbytes % 8 == 0, 1))
+            return coll_recv(recvbuf, recvbytes, src, tag, c);
+        return exchange_slow(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c, k);
+    }
+    /* Otherwise a message larger than the eager limit posts the receive first, so that the data lands in place. */
+    if (sendbytes > nocmsg_lib.eager_limit)
+        return exchange_posted(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c);
+    return exchange_slow(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c, 0);
 }
 
 /* ---- barrier tokens and token plans (token.h) ------------------------------------------------------------ */

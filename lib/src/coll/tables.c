@@ -113,11 +113,13 @@ static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c,
     case OP_ALLREDUCE:
         if (!commutative) /* ring and rabenseifner reorder operands; recursive doubling keeps rank order */
             return ALLREDUCE_RECURSIVE_DOUBLING;
-        /* By the block each rank owns in the reduce-scatter phase: latency-bound, then halving, then the ring
-         * (two ranks: one exchange is all it takes). */
-        if (n <= 2 || bytes < 4 * n)
+        /* Recursive doubling's log2 n exchanges of the whole message while they are short (under 128 B; under
+         * 256 B on 64 ranks, where the blocks of the reduce-scatter are then still under 4 B); then Rabenseifner's
+         * halving, until the ring's 2 (n - 1) steps, about 350 cycles each on pimp-8x8 whatever the block, cost less
+         * than its large first exchanges: from 2 KiB, and from 4 KiB on 32 ranks and more (docs/collectives.md). */
+        if (bytes < 128 || bytes < 4 * n)
             return ALLREDUCE_RECURSIVE_DOUBLING;
-        return bytes < 64 * n ? ALLREDUCE_RABENSEIFNER : ALLREDUCE_RING;
+        return bytes < (n >= 32 ? 4096u : 2048u) ? ALLREDUCE_RABENSEIFNER : ALLREDUCE_RING;
     case OP_GATHER:
         return GATHER_BINOMIAL;
     case OP_SCATTER:
