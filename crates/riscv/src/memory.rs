@@ -32,12 +32,6 @@ impl std::fmt::Display for AccessKind {
 pub trait Memory {
     fn load(&mut self, addr: u64, size: u32) -> Result<u64, MemFault>;
     fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault>;
-    fn fetch(&mut self, addr: u64) -> Result<u32, MemFault> {
-        self.load(addr, 4).map(|w| w as u32).map_err(|e| match e {
-            MemFault::OutOfRange { addr, size, .. } => MemFault::OutOfRange { addr, size, kind: AccessKind::Fetch },
-            MemFault::Misaligned { addr, size, .. } => MemFault::Misaligned { addr, size, kind: AccessKind::Fetch },
-        })
-    }
 }
 
 /// A contiguous RAM at `base`: the memory of one tile, and a convenient memory for tests.
