@@ -362,6 +362,8 @@ impl Core {
                     }
                 },
             };
+            // Asked now, while the source registers are at hand: kept across `execute`, they spilled to memory.
+            let stall = self.pipeline.stall(&d);
             let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
@@ -396,7 +398,9 @@ impl Core {
                 self.stack_overflow(pc, env);
                 return RunStop::Stopped;
             }
-            self.retire(&d, redirected, env);
+            self.hart.cycle += self.pipeline.charge(&env.costs, d.op, d.rd, stall, redirected);
+            self.hart.instret += 1;
+            self.op_counts[d.op as usize] += 1;
             if PROFILE {
                 self.charge(pc, self.hart.cycle - start);
             }

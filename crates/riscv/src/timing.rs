@@ -274,17 +274,36 @@ impl Pipeline {
     /// Cycles `d` takes given how it changed control flow (`redirected`); updates the hazard state.
     #[inline(always)]
     pub fn cycles(&mut self, costs: &CostTable, d: &Decoded, redirected: bool) -> u64 {
-        let mut c = costs.cycles[d.op as usize];
+        let stall = self.stall(d);
+        self.charge(costs, d.op, d.rd, stall, redirected)
+    }
+
+    /// The load-use stall `d` will pay (0 if it reads no register the previous load is writing). Changes nothing:
+    /// the interpreter asks before executing, while the source registers are at hand, and charges it with
+    /// [`Self::charge`] once the instruction has completed.
+    #[inline(always)]
+    pub fn stall(&self, d: &Decoded) -> u32 {
         let p = self.pending_load_rd;
-        let hazard = p != 0 && (d.rs1 == p || d.rs2 == p || d.rs3 == p);
-        if hazard {
-            self.load_use_stalls += 1;
-            self.load_use_stall_cycles += u64::from(self.pending_load_use);
-            c += self.pending_load_use;
+        if p != 0 && (d.rs1 == p || d.rs2 == p || d.rs3 == p) {
+            self.pending_load_use
+        } else {
+            0
         }
-        let class = costs.class[d.op as usize];
+    }
+
+    /// Cycles of a completed instruction of `op` writing `rd` that stalled `stall` cycles (from [`Self::stall`]),
+    /// given how it changed control flow (`redirected`); updates the hazard state. A load always sets a nonzero
+    /// load-use cost, so a stall is never 0 when there was a hazard.
+    #[inline(always)]
+    pub fn charge(&mut self, costs: &CostTable, op: Op, rd: u8, stall: u32, redirected: bool) -> u64 {
+        let mut c = costs.cycles[op as usize];
+        if stall != 0 {
+            self.load_use_stalls += 1;
+            self.load_use_stall_cycles += u64::from(stall);
+            c += stall;
+        }
         if redirected {
-            if class == LatencyClass::Jump {
+            if costs.class[op as usize] == LatencyClass::Jump {
                 self.jumps += 1;
                 c += costs.jump;
             } else {
@@ -292,8 +311,8 @@ impl Pipeline {
                 c += costs.taken_branch;
             }
         }
-        let load_use = costs.load_use[d.op as usize];
-        self.pending_load_rd = if load_use != 0 { d.rd } else { 0 };
+        let load_use = costs.load_use[op as usize];
+        self.pending_load_rd = if load_use != 0 { rd } else { 0 };
         self.pending_load_use = load_use;
         u64::from(c)
     }
