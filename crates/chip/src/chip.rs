@@ -10,7 +10,7 @@ use crate::config::{ChipConfig, MEMORY_BASE};
 use crate::console::ConsoleLine;
 use crate::core::{Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
 use crate::ni::{self, NetworkInterface, NiOutcome, Placement};
-use noc::{Cycle, DrainPolicy, Network};
+use noc::{Cycle, Network};
 use riscv::Decoded;
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -311,7 +311,7 @@ impl Chip {
         let image_end = program.image_end.max(MEMORY_BASE);
         let heap_start = (image_end + 15) & !15;
         let name = std::path::Path::new(&program.path).file_name().map_or(program.path.clone(), |n| n.to_string_lossy().into_owned());
-        let env = CoreEnv {
+        let mut env = CoreEnv {
             costs: config.core.timing.cost_table(),
             frequency_hz: config.frequency_hz(),
             command_line: command_line(&name, &options.args),
@@ -322,6 +322,7 @@ impl Chip {
             work_dir: options.work_dir.clone(),
             ni: config.ni.kind,
             misaligned_split: config.misaligned_split(),
+            ni_mapped: Vec::new(),
         };
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
@@ -355,15 +356,16 @@ impl Chip {
             cores.push(Core::new(rank, tile, hart, ram, Arc::clone(&text)));
         }
         let ni = ni::build(&config, Placement::new(&options.tiles, tiles));
+        env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
         let network = match &ni {
             None => None,
-            Some(_) => {
+            Some(ni) => {
                 let mut net_cfg = config.network_config().map_err(LoadError::Setting)?;
                 // The chip tells a deadlock from a core that is merely busy (its FIFO full while it computes),
                 // so the network's own watchdog, which cannot, stays off.
                 net_cfg.watchdog_cycles = 0;
                 let mut net = Network::new(net_cfg).map_err(|e| LoadError::Setting(e.to_string()))?;
-                net.set_default_drain(DrainPolicy::Manual);
+                net.set_default_drain(ni.drain_policy());
                 net.set_visit_all(options.debug_clocking);
                 Some(net)
             }
@@ -393,6 +395,8 @@ impl Chip {
         let limit = if self.options.max_cycles > 0 { self.options.max_cycles } else { u64::MAX };
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
+        let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
+        let mut finished = Vec::new();
         let mut horizon = quantum.min(limit);
         let mut limited = false;
         let mut deadlock = None;
@@ -422,9 +426,28 @@ impl Chip {
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
             if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
-                while net.now().0 < t {
-                    if !debug && net.skip_idle_to(Cycle(t)) {
+                loop {
+                    // A memory-mapped interface acts on its own (serves requests, completes transfers): it runs in
+                    // every cycle the network reaches, and the network stops at its next event.
+                    if ticking {
+                        ni.tick(&mut self.cores, net, &self.env, &mut finished);
+                        for rank in finished.drain(..) {
+                            sched.unblock(rank);
+                            let core = &mut self.cores[rank];
+                            if core.running() {
+                                t = t.min(core.hart.cycle);
+                                sched.ready.push(rank);
+                            } else {
+                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
+                            }
+                        }
+                        t = t.min(ni.next_event());
+                    }
+                    if net.now().0 >= t {
                         break;
+                    }
+                    if !debug && net.skip_idle_to(Cycle(t)) {
+                        continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
                     if !debug && !sched.asleep.is_empty() {
@@ -443,6 +466,7 @@ impl Chip {
                     let core = &mut self.cores[rank];
                     match ni.execute(core, d, net, &self.env) {
                         NiOutcome::Continue => sched.ready.push(rank),
+                        NiOutcome::Blocked => sched.block(rank),
                         NiOutcome::Waiting { period } if !debug => sched.sleep(rank, d, core.hart.cycle, period),
                         NiOutcome::Waiting { .. } => {
                             sched.wait_op[rank] = Some(d);
@@ -483,7 +507,11 @@ impl Chip {
                 horizon = (horizon + quantum).min(limit);
                 // After a long sleep every core may be quanta ahead with nothing due and nothing in the network:
                 // skip the quanta in which nothing can happen (flush boundaries stay multiples of the period).
-                let quiet = sched.due.is_empty() && sched.asleep.is_empty() && self.network.as_ref().map_or(true, Network::is_idle);
+                let quiet = sched.due.is_empty()
+                    && sched.asleep.is_empty()
+                    && sched.blocked == 0
+                    && self.network.as_ref().map_or(true, Network::is_idle)
+                    && self.ni.as_ref().map_or(true, |ni| ni.next_event() == u64::MAX);
                 if !debug && quiet {
                     let earliest = sched.ready.iter().map(|&r| self.cores[r].hart.cycle).min().unwrap_or(0);
                     if earliest >= horizon {
@@ -610,11 +638,17 @@ impl Chip {
         let cores: Vec<CoreStats> = self
             .cores
             .iter()
-            .map(|c| CoreStats { ni: self.ni.as_ref().map(|ni| ni.counters(c.rank).clone()), ..CoreStats::of(c, &self.config.core.timing) })
+            .map(|c| {
+                let mut stats = CoreStats::of(c, &self.config.core.timing);
+                stats.ni = self.ni.as_ref().map(|ni| ni.counters(c.rank));
+                stats.stalls.ni = stats.ni.as_ref().map_or(0, |n| n.stall_cycles());
+                stats
+            })
             .collect();
         let mut stats =
             RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
         stats.network = self.network.as_ref().map(network_stats);
+        stats.memory_controllers = self.ni.as_ref().map(|ni| ni.controller_stats()).unwrap_or_default();
         stats
     }
 }
@@ -660,6 +694,9 @@ struct Scheduler {
     sleep: Vec<Option<Sleep>>,
     /// Per rank: the wait-loop branch it last executed taken (cleared by any other NI instruction).
     wait_op: Vec<Option<Decoded>>,
+    /// Cores whose instruction waits for the interface (memory-mapped transfers), and how many.
+    is_blocked: Vec<bool>,
+    blocked: usize,
 }
 
 impl Scheduler {
@@ -671,7 +708,21 @@ impl Scheduler {
             asleep: Vec::new(),
             sleep: vec![None; cores],
             wait_op: vec![None; cores],
+            is_blocked: vec![false; cores],
+            blocked: 0,
         }
+    }
+
+    fn block(&mut self, rank: usize) {
+        debug_assert!(!self.is_blocked[rank]);
+        self.is_blocked[rank] = true;
+        self.blocked += 1;
+    }
+
+    fn unblock(&mut self, rank: usize) {
+        debug_assert!(self.is_blocked[rank], "rank {rank} was not blocked");
+        self.is_blocked[rank] = false;
+        self.blocked -= 1;
     }
 
     fn at_ni(&mut self, rank: usize, cycle: u64, d: Decoded) {
@@ -738,12 +789,12 @@ impl Scheduler {
 
     /// No core runs or has an NI instruction due; some sleep.
     fn everyone_asleep(&self) -> bool {
-        self.ready.is_empty() && self.due.is_empty() && !self.asleep.is_empty()
+        self.ready.is_empty() && self.due.is_empty() && self.blocked == 0 && !self.asleep.is_empty()
     }
 
     /// Every core has stopped.
     fn is_idle(&self) -> bool {
-        self.ready.is_empty() && self.due.is_empty() && self.asleep.is_empty()
+        self.ready.is_empty() && self.due.is_empty() && self.asleep.is_empty() && self.blocked == 0
     }
 }
 

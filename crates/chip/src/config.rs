@@ -188,6 +188,9 @@ pub enum NiKind {
     None,
     /// PIMP register-level send/receive FIFOs.
     Pimp,
+    /// SCC-style message-passing buffers mapped into every core's address space (`ni::mpb`), with test-and-set
+    /// registers and off-chip shared memory behind memory controllers (`[memory]`).
+    Mpb,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -198,6 +201,107 @@ pub struct NiConfig {
     pub send_fifo_entries: u32,
     #[serde(default = "default_recv_fifo")]
     pub recv_fifo_entries: u32,
+    /// The message-passing buffers of `kind = "mpb"` (`[ni.mpb]`; defaults: the SCC's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpb: Option<MpbConfig>,
+}
+
+/// `[ni.mpb]`: the SCC-style message-passing buffers. Defaults are the SCC's (Intel, "SCC External Architecture
+/// Specification" 1.1 and the "SCC Programmer's Guide" 1.0: 16 KiB of MPB per tile, 32-byte lines, 128-bit flits,
+/// a local MPB read in 15 core cycles, a remote one in 45 core cycles plus the mesh round trip; MPB lines, tagged
+/// MPBT, are cached in the core's 16 KiB L1 data cache, whose associativity here, 2 ways, is our choice).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpbConfig {
+    /// MPB per router, shared by its cores: each owns `mpb_kib / concentration` KiB of it (the SCC's 8 KiB per
+    /// core by convention).
+    #[serde(default = "default_mpb_kib")]
+    pub mpb_kib: u32,
+    /// Bytes of a line: the unit of remote transfers, of the line cache and of the write-combining buffer.
+    #[serde(default = "default_line_bytes")]
+    pub line_bytes: u32,
+    /// Payload bytes per flit: a line travels as `line_bytes / flit_bytes` flits, a request or an acknowledgement
+    /// as one.
+    #[serde(default = "default_flit_bytes")]
+    pub flit_bytes: u32,
+    /// Cycles of an access to the MPB of the core's own router (no network).
+    #[serde(default = "default_local_latency")]
+    pub local_latency_cycles: u32,
+    /// Cycles the MPB at a remote router takes to serve a request once it has arrived.
+    #[serde(default = "default_local_latency")]
+    pub service_cycles: u32,
+    /// Cycles the requesting core's mesh interface adds to every remote access or shared-memory access, on top of
+    /// the network's round trip and the service.
+    #[serde(default = "default_remote_overhead")]
+    pub remote_overhead_cycles: u32,
+    /// The per-core cache of MPB and shared-memory lines (read-allocate, write-through, no coherence: a line
+    /// stays until invalidated): KiB and ways.
+    #[serde(default = "default_line_cache_kib")]
+    pub line_cache_kib: u32,
+    #[serde(default = "default_line_cache_ways")]
+    pub line_cache_ways: u32,
+}
+
+fn default_mpb_kib() -> u32 {
+    16
+}
+fn default_line_bytes() -> u32 {
+    32
+}
+fn default_flit_bytes() -> u32 {
+    16
+}
+fn default_local_latency() -> u32 {
+    15
+}
+fn default_remote_overhead() -> u32 {
+    30
+}
+fn default_line_cache_kib() -> u32 {
+    16
+}
+fn default_line_cache_ways() -> u32 {
+    2
+}
+
+impl Default for MpbConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("every field has a default")
+    }
+}
+
+/// `[memory]`: off-chip memory shared by all cores, behind memory controllers attached to routers (mpb chips). Each
+/// core's private memory stays private and costs `core.timing.memory_cycles`; this is the shared region.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// Size of the shared region (mapped at `ni::mpb::SHARED_BASE` in every core).
+    #[serde(default = "default_shared_mib")]
+    pub shared_mib: u64,
+    /// The routers the controllers attach to, as `[x, y]`; the shared region is interleaved over them in
+    /// `interleave_kib` blocks.
+    pub controllers: Vec<[u32; 2]>,
+    #[serde(default = "default_interleave_kib")]
+    pub interleave_kib: u64,
+    /// Cycles from a request reaching an idle controller to its response leaving (the DRAM access).
+    #[serde(default = "default_dram_latency")]
+    pub latency_cycles: u32,
+    /// Cycles a controller is busy per line: its bandwidth. Requests arriving meanwhile queue.
+    #[serde(default = "default_dram_cycles_per_line")]
+    pub cycles_per_line: u32,
+}
+
+fn default_shared_mib() -> u64 {
+    64
+}
+fn default_interleave_kib() -> u64 {
+    16 * 1024
+}
+fn default_dram_latency() -> u32 {
+    46
+}
+fn default_dram_cycles_per_line() -> u32 {
+    4
 }
 
 fn default_send_fifo() -> u32 {
@@ -209,7 +313,7 @@ fn default_recv_fifo() -> u32 {
 
 impl Default for NiConfig {
     fn default() -> Self {
-        NiConfig { kind: NiKind::None, send_fifo_entries: 8, recv_fifo_entries: 16 }
+        NiConfig { kind: NiKind::None, send_fifo_entries: 8, recv_fifo_entries: 16, mpb: None }
     }
 }
 
@@ -226,6 +330,8 @@ pub struct ChipConfig {
     pub network: NetworkSection,
     #[serde(default)]
     pub ni: NiConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryConfig>,
 }
 
 impl ChipConfig {
@@ -277,6 +383,7 @@ impl ChipConfig {
                 return Err(self.invalid(format!("{field} = {v}: must be between 1 and 4096")));
             }
         }
+        self.validate_mpb()?;
         if self.ni.kind == NiKind::Pimp {
             // Words between a pair must arrive in order: with several VCs a later word can overtake.
             if self.network.vcs != 1 {
@@ -294,6 +401,79 @@ impl ChipConfig {
             }
         }
         Ok(())
+    }
+
+    /// `[ni.mpb]` and `[memory]`: only with `ni.kind = "mpb"`, and consistent with the mesh.
+    fn validate_mpb(&self) -> Result<(), ChipConfigError> {
+        if self.ni.kind != NiKind::Mpb {
+            if self.ni.mpb.is_some() {
+                return Err(self.invalid(format!("[ni.mpb] is set but ni.kind = {:?}: it describes the \"mpb\" interface", self.ni.kind)));
+            }
+            if self.memory.is_some() {
+                return Err(self.invalid(format!("[memory] is set but ni.kind = {:?}: shared memory is served by the \"mpb\" interface", self.ni.kind)));
+            }
+            return Ok(());
+        }
+        let m = self.mpb();
+        let pow2 = |v: u32| v.is_power_of_two();
+        if !pow2(m.line_bytes) || !(8..=256).contains(&m.line_bytes) {
+            return Err(self.invalid(format!("ni.mpb.line_bytes = {}: must be a power of two from 8 to 256", m.line_bytes)));
+        }
+        if !pow2(m.flit_bytes) || m.flit_bytes > m.line_bytes {
+            return Err(self.invalid(format!("ni.mpb.flit_bytes = {}: must be a power of two no larger than a line ({} bytes)", m.flit_bytes, m.line_bytes)));
+        }
+        let share = u64::from(m.mpb_kib) * 1024 / u64::from(self.mesh.concentration);
+        if m.mpb_kib == 0 || m.mpb_kib > 1024 || share % u64::from(m.line_bytes) != 0 {
+            return Err(self.invalid(format!(
+                "ni.mpb.mpb_kib = {}: must be 1 to 1024, and each of the router's {} cores' share a whole number of lines",
+                m.mpb_kib, self.mesh.concentration
+            )));
+        }
+        for (field, v) in [("local_latency_cycles", m.local_latency_cycles), ("service_cycles", m.service_cycles)] {
+            if v == 0 || v > 100_000 {
+                return Err(self.invalid(format!("ni.mpb.{field} = {v}: must be between 1 and 100000")));
+            }
+        }
+        if m.remote_overhead_cycles > 100_000 {
+            return Err(self.invalid(format!("ni.mpb.remote_overhead_cycles = {}: must be at most 100000", m.remote_overhead_cycles)));
+        }
+        let lines = u64::from(m.line_cache_kib) * 1024 / u64::from(m.line_bytes);
+        if m.line_cache_ways == 0 || lines == 0 || lines % u64::from(m.line_cache_ways) != 0 || !(lines / u64::from(m.line_cache_ways)).is_power_of_two() || m.line_cache_kib > 1024 {
+            return Err(self.invalid(format!(
+                "ni.mpb.line_cache_kib = {}, line_cache_ways = {}: the cache (at most 1024 KiB) must hold a power-of-two number of sets of that many lines",
+                m.line_cache_kib, m.line_cache_ways
+            )));
+        }
+        if let Some(mem) = &self.memory {
+            if mem.shared_mib == 0 || mem.shared_mib > 4096 {
+                return Err(self.invalid(format!("memory.shared_mib = {}: must be between 1 and 4096", mem.shared_mib)));
+            }
+            if mem.controllers.is_empty() {
+                return Err(self.invalid("memory.controllers is empty: shared memory needs at least one controller".into()));
+            }
+            for (i, &[x, y]) in mem.controllers.iter().enumerate() {
+                if x >= self.mesh.width || y >= self.mesh.height {
+                    return Err(self.invalid(format!(
+                        "memory.controllers[{i}] = [{x}, {y}]: no such router (the mesh is {}x{})",
+                        self.mesh.width, self.mesh.height
+                    )));
+                }
+            }
+            if mem.interleave_kib == 0 || (mem.interleave_kib * 1024) % u64::from(m.line_bytes) != 0 {
+                return Err(self.invalid(format!("memory.interleave_kib = {}: must be a positive number of whole lines", mem.interleave_kib)));
+            }
+            for (field, v) in [("latency_cycles", mem.latency_cycles), ("cycles_per_line", mem.cycles_per_line)] {
+                if v == 0 || v > 100_000 {
+                    return Err(self.invalid(format!("memory.{field} = {v}: must be between 1 and 100000")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The MPB parameters (`[ni.mpb]`, or the defaults).
+    pub fn mpb(&self) -> MpbConfig {
+        self.ni.mpb.clone().unwrap_or_default()
     }
 
     /// The network of this chip (one physical network; there are `network.networks` of them).

@@ -164,7 +164,8 @@ pub enum RunStop {
     /// The core exited or faulted.
     Stopped,
     /// The next instruction (at the pc, not yet executed, at cycle `hart.cycle`) talks to the network
-    /// interface: the chip runs it once the network has caught up with the core.
+    /// interface (a custom instruction, or a load or store in its address ranges): the chip runs it once the
+    /// network has caught up with the core.
     Ni(Decoded),
 }
 
@@ -188,6 +189,9 @@ pub struct CoreEnv {
     pub ni: crate::config::NiKind,
     /// Misaligned loads and stores are performed (split) rather than faults.
     pub misaligned_split: bool,
+    /// Address ranges `[lo, hi)` the network interface serves (memory-mapped interfaces): a load or store there
+    /// stops the fast loop and is handed to the interface ([`RunStop::Ni`]). Empty for the others.
+    pub ni_mapped: Vec<(u64, u64)>,
 }
 
 /// One core and everything it owns.
@@ -381,6 +385,9 @@ impl Core {
                 Err(fault) => match self.execute_split(fault, env) {
                     Ok(redirected) => redirected,
                     Err(fault) => {
+                        if let Some(d) = self.ni_access(&fault, env) {
+                            return RunStop::Ni(d);
+                        }
                         if !self.execution_exception(&fault, env) {
                             return RunStop::Stopped;
                         }
@@ -455,6 +462,19 @@ impl Core {
         let op = riscv::decode::decode_for(word, self.hart.isa).map_or(riscv::Op::Ebreak, |d| d.op);
         let (cause, tval) = riscv::trap::exception_of(fault, op, word);
         self.trap_or_stop(cause, tval, fault_kind(fault), fault_reason(fault), env)
+    }
+
+    /// After the instruction at the pc failed with `fault`: if that was a load or store outside private memory in
+    /// an address range of the network interface, the instruction (fetched again, see `execution_exception`) for
+    /// the interface to run. Cold: memory-mapped interfaces cost the fast loop nothing.
+    #[cold]
+    #[inline(never)]
+    fn ni_access(&mut self, fault: &Fault, env: &CoreEnv) -> Option<Decoded> {
+        let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return None };
+        if kind == riscv::memory::AccessKind::Fetch || !env.ni_mapped.iter().any(|&(lo, hi)| (lo..hi).contains(&addr)) {
+            return None;
+        }
+        self.fetch().ok()
     }
 
     /// After the instruction at the pc failed with `fault`: if that was a misaligned load or store on a chip with

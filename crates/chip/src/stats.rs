@@ -2,7 +2,7 @@
 //! Everything but the `host` section is deterministic.
 
 use crate::core::{Core, CoreStatus};
-use crate::ni::NiCounters;
+use crate::ni::NiStats;
 use riscv::isa::Op;
 use riscv::timing::LatencyClass;
 use riscv::Timing;
@@ -33,11 +33,13 @@ pub struct Stalls {
     pub misaligned: u64,
     /// Asleep in sleep, usleep or nanosleep.
     pub sleep: u64,
+    /// Waiting for the network interface to complete an access (MPB and shared-memory transfers).
+    pub ni: u64,
 }
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni
     }
 }
 
@@ -54,7 +56,7 @@ pub struct CoreStats {
     pub console_bytes: u64,
     /// The network interface's counters (absent on chips without one).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ni: Option<NiCounters>,
+    pub ni: Option<NiStats>,
 }
 
 impl CoreStats {
@@ -89,6 +91,7 @@ impl CoreStats {
             atomic: beyond(&|c| matches!(c, LatencyClass::Amo | LatencyClass::LrSc)),
             misaligned: core.misaligned_accesses * u64::from(timing.misaligned_penalty_cycles),
             sleep: core.sleep_cycles,
+            ni: 0,
         };
         CoreStats {
             core: core.rank,
@@ -127,6 +130,9 @@ pub struct RunStats {
     /// The on-chip network (absent on chips without a network interface).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkStats>,
+    /// The memory controllers (chips with `[memory]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_controllers: Vec<crate::ni::mpb::ControllerStats>,
     /// Why the run ended and the exit status of `nocmsg run` (set once the run is over).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<crate::chip::EndRecord>,
@@ -161,6 +167,7 @@ impl RunStats {
             instructions,
             cores,
             network: None,
+            memory_controllers: Vec::new(),
             end: None,
             host: HostStats { seconds: host_seconds, instructions_per_second: ips, mips: ips / 1e6 },
         }

@@ -10,11 +10,12 @@
 //! Adding a kind: one file here implementing the trait, one entry in [`build`], one `lib/ports/<kind>` in the
 //! library; the library's test suite then runs on it.
 
+pub mod mpb;
 pub mod pimp;
 
 use crate::config::{ChipConfig, NiKind};
 use crate::core::{Core, CoreEnv};
-use noc::{Network, NodeId, NodeOwner};
+use noc::{DrainPolicy, Network, NodeId, NodeOwner};
 use riscv::Decoded;
 use serde::Serialize;
 
@@ -39,6 +40,25 @@ pub struct NiCounters {
     pub recv_fifo_left: u64,
 }
 
+/// A network interface's counters for one core, as `stats.json` shows them (`cores[i].ni`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum NiStats {
+    Pimp(NiCounters),
+    Mpb(mpb::MpbCounters),
+}
+
+impl NiStats {
+    /// Cycles the core stalled waiting for the interface to complete an access (not spinning in a wait loop,
+    /// which runs instructions).
+    pub fn stall_cycles(&self) -> u64 {
+        match self {
+            NiStats::Pimp(_) => 0,
+            NiStats::Mpb(c) => c.stall_cycles,
+        }
+    }
+}
+
 /// What executing an NI instruction did to the core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NiOutcome {
@@ -49,6 +69,9 @@ pub enum NiOutcome {
     Waiting { period: u64 },
     /// The core faulted (misuse of the interface).
     Stopped,
+    /// The instruction waits for the interface (an MPB transfer): the core is neither run nor visited until
+    /// [`NetworkInterface::tick`] reports it done.
+    Blocked,
 }
 
 /// Where the running cores sit on the network: rank `r` runs on node `rank_node[r]`.
@@ -96,7 +119,35 @@ pub trait NetworkInterface {
     fn node_owners(&self, cores: &[Core], waiting: &[(usize, Decoded)], nodes: usize) -> Vec<Option<NodeOwner>>;
 
     /// Counters of `rank`, final once the run is over (`finish` has been called).
-    fn counters(&self, rank: usize) -> &NiCounters;
+    fn counters(&self, rank: usize) -> NiStats;
+
+    /// Per memory controller counters (none for kinds without controllers).
+    fn controller_stats(&self) -> Vec<mpb::ControllerStats> {
+        Vec::new()
+    }
+
+    /// Address ranges `[lo, hi)` whose loads and stores the interface serves: a core's access there is handed to
+    /// [`NetworkInterface::execute`] in global time order, like an NI instruction.
+    fn mapped(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
+
+    /// What the nodes do with arrived flits: the interface pops them itself (`Manual`, PIMP's receive FIFOs), or
+    /// the network drains them and the interface takes the packets in [`NetworkInterface::tick`] (`Auto`).
+    fn drain_policy(&self) -> DrainPolicy {
+        DrainPolicy::Manual
+    }
+
+    /// The next cycle at which the interface acts on its own (serves a request, completes a transfer), or
+    /// `u64::MAX`. The chip stops the network there and calls [`NetworkInterface::tick`].
+    fn next_event(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// With the network at `net.now()` (after every step, and before the NI instructions due in that cycle run):
+    /// takes the packets delivered so far and runs the events due. Appends to `done` the ranks whose blocked
+    /// instruction has finished (they run on from their `hart.cycle`, or have stopped).
+    fn tick(&mut self, _cores: &mut [Core], _net: &mut Network, _env: &CoreEnv, _done: &mut Vec<usize>) {}
 
     /// End of the run, at cycle `end` (the network has been simulated at least that far): counts what was left
     /// in the FIFOs then, ignoring whatever the network did after `end`.
@@ -108,5 +159,6 @@ pub fn build(config: &ChipConfig, placement: Placement) -> Option<Box<dyn Networ
     match config.ni.kind {
         NiKind::None => None,
         NiKind::Pimp => Some(Box::new(pimp::Pimp::new(&config.ni, placement))),
+        NiKind::Mpb => Some(Box::new(mpb::Mpb::new(config, placement))),
     }
 }

@@ -16,7 +16,7 @@
 //! One virtual channel and dimension-order routing deliver the words between a pair in order. The paper leaves
 //! `recv`/`src` on an empty FIFO and `send` on a full one undefined; here they stop the core with a report.
 
-use super::{NetworkInterface, NiCounters, NiOutcome, Placement};
+use super::{NetworkInterface, NiCounters, NiOutcome, NiStats, Placement};
 use crate::config::NiConfig;
 use crate::core::{Core, CoreEnv, FaultKind};
 use noc::{Network, NodeId, NodeOwner};
@@ -214,8 +214,8 @@ impl NetworkInterface for Pimp {
         owners
     }
 
-    fn counters(&self, rank: usize) -> &NiCounters {
-        &self.counters[rank]
+    fn counters(&self, rank: usize) -> NiStats {
+        NiStats::Pimp(self.counters[rank].clone())
     }
 
     fn finish(&mut self, net: &Network, end: u64) {
@@ -274,7 +274,7 @@ mod tests {
     /// twin network whose receiver drains everything after `end` and reports each word's timestamps.
     #[test]
     fn words_never_received_count_in_the_occupancy_sums() {
-        let config = NiConfig { kind: crate::config::NiKind::Pimp, send_fifo_entries: 64, recv_fifo_entries: 4 };
+        let config = NiConfig { kind: crate::config::NiKind::Pimp, send_fifo_entries: 64, recv_fifo_entries: 4, mpb: None };
         // 20 words in bursts; the receive FIFO (4) and the router buffers fill, the rest waits in the send FIFO.
         let all: Vec<u64> = (0..20).map(|i| 10 + i / 5 * 7).collect();
         for end in [12, 40, 500] {
@@ -298,7 +298,7 @@ mod tests {
                 }
                 twin.step().unwrap();
             }
-            let (sender, receiver) = (pimp.counters(0), pimp.counters(1));
+            let (sender, receiver) = (&pimp.counters[0], &pimp.counters[1]);
             assert_eq!(receiver.recv_fifo_left, left, "end {end}");
             assert_eq!(receiver.recv_fifo_entry_cycles, recv_sum, "end {end}");
             assert_eq!(sender.send_fifo_entry_cycles, send_sum, "end {end}");

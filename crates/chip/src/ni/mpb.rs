@@ -1,0 +1,862 @@
+//! MPB: SCC-style message-passing buffers, memory-mapped. Every core can load and store anywhere in the on-chip
+//! message-passing buffers (MPBs) of all tiles, in its test-and-set registers and in off-chip shared memory; the
+//! interface turns those accesses into request and response packets on the mesh.
+//!
+//! Address map (the same in every core; `runtime/include/nocmsg_mpb.h` gives it to C programs):
+//!
+//! | range                                   | what                                                              |
+//! |-----------------------------------------|-------------------------------------------------------------------|
+//! | [`CONTROL_BASE`] + 0x00 (store)         | invalidate every cached MPB and shared line (the SCC's `CL1INVMB`) |
+//! | [`CONTROL_BASE`] + 0x08 (store)         | flush the write-combining buffer (returns once acknowledged)       |
+//! | [`CONTROL_BASE`] + 0x40.. (8-byte loads) | read-only facts: see [`Info`]                                     |
+//! | [`TAS_BASE`] + 8 r                      | test-and-set register of rank `r`: a load returns it and sets it to 1, a store clears it |
+//! | [`MPB_BASE`] + r x share ..             | the `share` bytes of MPB rank `r` owns (`ni.mpb.mpb_kib / mesh.concentration`) |
+//! | [`SHARED_BASE`] ..                      | off-chip shared memory (`[memory] shared_mib`)                      |
+//!
+//! Timing model (defaults from the SCC, see `config::MpbConfig`):
+//! - MPB and shared lines are cached per core in a line cache (read-allocate, no coherence): a load that hits
+//!   costs what a private load costs; a stale line stays until the program invalidates the cache.
+//! - Stores go through a write-combining buffer (WCB) of one line, updating the cached copy if there is one
+//!   (write-through). The WCB is written out, and the core waits for the acknowledgement, when a store fills it, when
+//!   a store goes to another line, before a load that misses, and on an explicit flush.
+//! - A transfer to or from the MPB of the core's own router takes `local_latency_cycles`; to another router it is a
+//!   request packet (one flit, or a line of data), `service_cycles` at the MPB, and a response packet (a line, or
+//!   one flit), plus `remote_overhead_cycles` at the requester. Shared memory goes the same way to the controller
+//!   that holds the line, which serves one line every `cycles_per_line` in arrival order after `latency_cycles`.
+//! - The core stalls until its transfer completes (one outstanding transfer per core, as the SCC's P54C cores).
+//!
+//! Accesses reach the interface in global time order: a core's load or store in these ranges stops its fast loop
+//! ([`crate::core::Core::run`]) and runs here once the network has caught up; everything else stays private and
+//! runs ahead. Atomic instructions (LR/SC, AMOs) and misaligned accesses in these ranges stop the core with a
+//! report: the SCC has neither; RCCE's locks use the test-and-set registers.
+
+use super::{NetworkInterface, NiOutcome, NiStats, Placement};
+use crate::config::{ChipConfig, MemoryConfig, MpbConfig};
+use crate::core::{Core, CoreEnv, FaultKind, TileMemory};
+use noc::{DrainPolicy, Network, NodeId, NodeOwner};
+use riscv::exec::Flow;
+use riscv::memory::AccessKind;
+use riscv::timing::LatencyClass;
+use riscv::{Decoded, MemFault, Memory};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The per-core control page.
+pub const CONTROL_BASE: u64 = 0x3000_0000;
+pub const CONTROL_BYTES: u64 = 0x1000;
+/// Store: invalidate every cached MPB and shared-memory line.
+pub const CONTROL_INVALIDATE: u64 = 0x00;
+/// Store: write out the write-combining buffer.
+pub const CONTROL_FLUSH: u64 = 0x08;
+/// Test-and-set registers, 8 bytes apart, one per rank.
+pub const TAS_BASE: u64 = 0x3001_0000;
+/// The MPBs, rank by rank.
+pub const MPB_BASE: u64 = 0x4000_0000;
+/// Off-chip shared memory.
+pub const SHARED_BASE: u64 = 0x1_0000_0000;
+
+/// Read-only registers of the control page (8-byte loads at [`CONTROL_BASE`] + offset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Info {
+    /// Bytes of MPB each rank owns.
+    MpbBytes = 0x40,
+    /// Bytes of a line.
+    LineBytes = 0x48,
+    /// Base and size of the shared memory (size 0: none).
+    SharedBase = 0x50,
+    SharedBytes = 0x58,
+    /// Number of memory controllers.
+    Controllers = 0x60,
+    /// `local_latency_cycles`, for programs that model their own costs.
+    LocalLatency = 0x68,
+}
+
+const INFO: [Info; 6] = [Info::MpbBytes, Info::LineBytes, Info::SharedBase, Info::SharedBytes, Info::Controllers, Info::LocalLatency];
+
+/// Packet tags: requests travel to the MPB or controller, responses back to the core.
+const TAG_REQUEST: u64 = 0x6d70_6200_0000_0001;
+const TAG_RESPONSE: u64 = 0x6d70_6200_0000_0002;
+
+/// Per-core counters of the MPB interface (`ni.mpb` in `stats.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MpbCounters {
+    /// Loads served by the line cache, and loads that had to fetch their line.
+    pub line_hits: u64,
+    pub line_misses: u64,
+    /// Line reads and line writes (write-combining buffer flushes) to the core's own router's MPB and to others'.
+    pub reads_local: u64,
+    pub reads_remote: u64,
+    pub writes_local: u64,
+    pub writes_remote: u64,
+    /// Line reads and writes of shared memory.
+    pub shared_reads: u64,
+    pub shared_writes: u64,
+    /// Test-and-set register accesses (loads: test-and-set; stores: clear).
+    pub test_and_sets: u64,
+    pub tas_clears: u64,
+    /// Lines that came into this core's line cache, and lines it sent out.
+    pub lines_in: u64,
+    pub lines_out: u64,
+    /// Cache invalidations and explicit flushes the program asked for.
+    pub invalidations: u64,
+    pub flushes: u64,
+    /// Cycles the core waited for its transfers.
+    pub stall_cycles: u64,
+}
+
+/// Counters of one memory controller (`memory_controllers` in `stats.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ControllerStats {
+    /// Router the controller is attached to.
+    pub x: u32,
+    pub y: u32,
+    pub reads: u64,
+    pub writes: u64,
+    /// Sum and maximum over requests of the cycles each waited for the controller (queueing).
+    pub queue_cycles: u64,
+    pub max_queue_cycles: u64,
+    /// Cycles the controller was busy.
+    pub busy_cycles: u64,
+}
+
+/// What an address in the interface's ranges is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Control(u64),
+    Tas(usize),
+    /// A line of rank `rank`'s MPB share, at `offset` in it.
+    Mpb { rank: usize, offset: usize },
+    /// A line of shared memory, at `offset` in it.
+    Shared { offset: usize },
+}
+
+/// Static facts about the address map and costs.
+struct Geometry {
+    ranks: usize,
+    share: u64,
+    line: u64,
+    line_flits: u16,
+    shared_bytes: u64,
+    interleave: u64,
+    local_latency: u64,
+    service: u64,
+    overhead: u64,
+    dram_latency: u64,
+    dram_per_line: u64,
+    controllers: u64,
+}
+
+impl Geometry {
+    fn place(&self, addr: u64) -> Option<Place> {
+        if addr.wrapping_sub(CONTROL_BASE) < CONTROL_BYTES {
+            return Some(Place::Control(addr - CONTROL_BASE));
+        }
+        if addr.wrapping_sub(TAS_BASE) < 8 * self.ranks as u64 {
+            return Some(Place::Tas(((addr - TAS_BASE) / 8) as usize));
+        }
+        if addr.wrapping_sub(MPB_BASE) < self.share * self.ranks as u64 {
+            let off = addr - MPB_BASE;
+            return Some(Place::Mpb { rank: (off / self.share) as usize, offset: (off % self.share) as usize });
+        }
+        if addr.wrapping_sub(SHARED_BASE) < self.shared_bytes {
+            return Some(Place::Shared { offset: (addr - SHARED_BASE) as usize });
+        }
+        None
+    }
+
+    /// The ranges the interface serves.
+    fn ranges(&self) -> Vec<(u64, u64)> {
+        let mut r = vec![
+            (CONTROL_BASE, CONTROL_BASE + CONTROL_BYTES),
+            (TAS_BASE, TAS_BASE + 8 * self.ranks as u64),
+            (MPB_BASE, MPB_BASE + self.share * self.ranks as u64),
+        ];
+        if self.shared_bytes > 0 {
+            r.push((SHARED_BASE, SHARED_BASE + self.shared_bytes));
+        }
+        r
+    }
+
+    /// Why an address near the ranges is not in them (for the fault report).
+    fn describe_miss(&self, addr: u64) -> String {
+        let mpb_end = MPB_BASE + self.share * self.ranks as u64;
+        format!(
+            "{addr:#x} is not mapped: the MPBs of ranks 0..{} are at {MPB_BASE:#x}..{mpb_end:#x} ({} bytes each), the test-and-set registers at \
+             {TAS_BASE:#x}..{:#x}, shared memory at {SHARED_BASE:#x}..{:#x}",
+            self.ranks - 1,
+            self.share,
+            TAS_BASE + 8 * self.ranks as u64,
+            SHARED_BASE + self.shared_bytes
+        )
+    }
+}
+
+/// A set-associative cache of lines with LRU replacement.
+struct LineCache {
+    sets: usize,
+    ways: usize,
+    line: usize,
+    /// Per slot (set x ways + way): the line's address, or `u64::MAX` when empty.
+    tags: Vec<u64>,
+    stamps: Vec<u64>,
+    data: Vec<u8>,
+    clock: u64,
+}
+
+impl LineCache {
+    fn new(bytes: usize, ways: usize, line: usize) -> LineCache {
+        let slots = bytes / line;
+        LineCache { sets: slots / ways, ways, line, tags: vec![u64::MAX; slots], stamps: vec![0; slots], data: Vec::new(), clock: 0 }
+    }
+
+    fn set_of(&self, line_addr: u64) -> usize {
+        ((line_addr / self.line as u64) as usize) & (self.sets - 1)
+    }
+
+    fn slot(&mut self, line_addr: u64) -> Option<usize> {
+        let set = self.set_of(line_addr);
+        let slot = (set * self.ways..(set + 1) * self.ways).find(|&s| self.tags[s] == line_addr)?;
+        self.clock += 1;
+        self.stamps[slot] = self.clock;
+        Some(slot)
+    }
+
+    fn bytes(&mut self, slot: usize) -> &mut [u8] {
+        if self.data.is_empty() {
+            self.data = vec![0; self.tags.len() * self.line];
+        }
+        &mut self.data[slot * self.line..(slot + 1) * self.line]
+    }
+
+    fn fill(&mut self, line_addr: u64, bytes: &[u8]) {
+        let slot = match self.slot(line_addr) {
+            Some(s) => s,
+            None => {
+                let set = self.set_of(line_addr);
+                let s = (set * self.ways..(set + 1) * self.ways).min_by_key(|&s| (self.tags[s] != u64::MAX, self.stamps[s])).expect("ways > 0");
+                self.tags[s] = line_addr;
+                self.clock += 1;
+                self.stamps[s] = self.clock;
+                s
+            }
+        };
+        self.bytes(slot).copy_from_slice(bytes);
+    }
+
+    fn invalidate_all(&mut self) {
+        self.tags.fill(u64::MAX);
+    }
+}
+
+/// The write-combining buffer: one line, and which of its bytes were written.
+struct Wcb {
+    line: Option<u64>,
+    data: Vec<u8>,
+    written: Vec<bool>,
+    count: usize,
+}
+
+impl Wcb {
+    fn new(line: usize) -> Wcb {
+        Wcb { line: None, data: vec![0; line], written: vec![false; line], count: 0 }
+    }
+
+    fn full(&self) -> bool {
+        self.count == self.data.len()
+    }
+
+    fn write(&mut self, line_addr: u64, offset: usize, bytes: &[u8]) {
+        self.line = Some(line_addr);
+        for (i, &b) in bytes.iter().enumerate() {
+            self.data[offset + i] = b;
+            if !std::mem::replace(&mut self.written[offset + i], true) {
+                self.count += 1;
+            }
+        }
+    }
+
+    /// Empties the buffer, giving its line, data and mask.
+    fn take(&mut self) -> (u64, Vec<u8>, Vec<bool>) {
+        let line = self.line.take().expect("a non-empty buffer");
+        self.count = 0;
+        let n = self.data.len();
+        (line, std::mem::replace(&mut self.data, vec![0; n]), std::mem::replace(&mut self.written, vec![false; n]))
+    }
+}
+
+/// What a transfer does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    ReadLine,
+    WriteLine,
+    TestAndSet,
+    Clear,
+}
+
+/// A transfer between a core and an MPB, a test-and-set register or a memory controller.
+struct Transfer {
+    rank: usize,
+    kind: Kind,
+    place: Place,
+    /// The line's address (the register's for test-and-set).
+    addr: u64,
+    /// Line data: what a write carries, what a read brought back.
+    data: Vec<u8>,
+    mask: Vec<bool>,
+    /// Test-and-set: the register's old value.
+    value: u64,
+}
+
+/// Something the interface does at a given cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Perform transfer `id` at its target and send the response (or, local, complete it).
+    Serve(u32),
+    /// Transfer `id` is back at its core.
+    Complete(u32),
+}
+
+/// What the last completed transfer left for the instruction that asked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Left {
+    TasValue { addr: u64, value: u64 },
+    TasCleared { addr: u64 },
+}
+
+/// An access the instruction needs before it can complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    Flush,
+    Read { line: u64, place: Place },
+    TestAndSet { addr: u64, rank: usize },
+    Clear { addr: u64, rank: usize },
+}
+
+/// A core's side of the interface.
+struct Side {
+    cache: LineCache,
+    wcb: Wcb,
+    /// The instruction waiting for the interface (`None`: a retired store waiting for its flush) and the cycle the
+    /// wait began.
+    blocked: Option<(Option<Decoded>, u64)>,
+    left: Option<Left>,
+    counters: MpbCounters,
+}
+
+struct Controller {
+    node: NodeId,
+    free_at: u64,
+    stats: ControllerStats,
+}
+
+pub struct Mpb {
+    geo: Geometry,
+    placement: Placement,
+    concentration: u32,
+    /// Every rank's MPB share, rank after rank.
+    mpb: Vec<u8>,
+    tas: Vec<bool>,
+    shared: Vec<u8>,
+    controllers: Vec<Controller>,
+    sides: Vec<Side>,
+    transfers: Vec<Option<Transfer>>,
+    free: Vec<u32>,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+}
+
+impl Mpb {
+    pub fn new(config: &ChipConfig, placement: Placement) -> Mpb {
+        let m: MpbConfig = config.mpb();
+        let ranks = placement.rank_node.len();
+        let line = u64::from(m.line_bytes);
+        let share = u64::from(m.mpb_kib) * 1024 / u64::from(config.mesh.concentration);
+        let mem: Option<&MemoryConfig> = config.memory.as_ref();
+        let width = config.mesh.width;
+        let geo = Geometry {
+            ranks,
+            share,
+            line,
+            line_flits: (m.line_bytes / m.flit_bytes) as u16,
+            shared_bytes: mem.map_or(0, |c| c.shared_mib << 20),
+            interleave: mem.map_or(1, |c| c.interleave_kib * 1024),
+            local_latency: u64::from(m.local_latency_cycles),
+            service: u64::from(m.service_cycles),
+            overhead: u64::from(m.remote_overhead_cycles),
+            dram_latency: mem.map_or(1, |c| u64::from(c.latency_cycles)),
+            dram_per_line: mem.map_or(1, |c| u64::from(c.cycles_per_line)),
+            controllers: mem.map_or(0, |c| c.controllers.len() as u64),
+        };
+        let controllers = mem
+            .map(|c| {
+                c.controllers
+                    .iter()
+                    .map(|&[x, y]| Controller {
+                        node: NodeId((y * width + x) * config.mesh.concentration),
+                        free_at: 0,
+                        stats: ControllerStats { x, y, ..ControllerStats::default() },
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let sides = (0..ranks)
+            .map(|_| Side {
+                cache: LineCache::new(m.line_cache_kib as usize * 1024, m.line_cache_ways as usize, line as usize),
+                wcb: Wcb::new(line as usize),
+                blocked: None,
+                left: None,
+                counters: MpbCounters::default(),
+            })
+            .collect();
+        Mpb {
+            mpb: vec![0; (share * ranks as u64) as usize],
+            tas: vec![false; ranks],
+            shared: vec![0; geo.shared_bytes as usize],
+            geo,
+            placement,
+            concentration: config.mesh.concentration,
+            controllers,
+            sides,
+            transfers: Vec::new(),
+            free: Vec::new(),
+            events: BinaryHeap::new(),
+            seq: 0,
+        }
+    }
+
+    fn node(&self, rank: usize) -> NodeId {
+        self.placement.rank_node[rank]
+    }
+
+    fn router(&self, rank: usize) -> u32 {
+        self.node(rank).0 / self.concentration
+    }
+
+    fn at(&mut self, cycle: u64, event: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((cycle, self.seq, event)));
+    }
+
+    /// The controller holding shared byte `offset`, and the node it sits at.
+    fn controller_of(&self, offset: usize) -> usize {
+        (offset as u64 / self.geo.interleave) as usize % self.controllers.len()
+    }
+
+    /// The node that serves `place`, or `None` if it is the requester's own router (no network).
+    fn target(&self, rank: usize, place: Place) -> Option<NodeId> {
+        match place {
+            Place::Mpb { rank: owner, .. } | Place::Tas(owner) => (self.router(owner) != self.router(rank)).then(|| self.node(owner)),
+            Place::Shared { offset } => Some(self.controllers[self.controller_of(offset)].node),
+            Place::Control(_) => None,
+        }
+    }
+
+    /// Starts a transfer for `rank` at cycle `now`.
+    fn start(&mut self, rank: usize, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
+        let c = &mut self.sides[rank].counters;
+        let local = matches!(place, Place::Mpb { rank: owner, .. } | Place::Tas(owner) if self.placement.rank_node[owner].0 / self.concentration == self.placement.rank_node[rank].0 / self.concentration);
+        match (kind, place) {
+            (Kind::ReadLine, Place::Shared { .. }) => c.shared_reads += 1,
+            (Kind::WriteLine, Place::Shared { .. }) => c.shared_writes += 1,
+            (Kind::ReadLine, _) if local => c.reads_local += 1,
+            (Kind::ReadLine, _) => c.reads_remote += 1,
+            (Kind::WriteLine, _) if local => c.writes_local += 1,
+            (Kind::WriteLine, _) => c.writes_remote += 1,
+            (Kind::TestAndSet, _) => c.test_and_sets += 1,
+            (Kind::Clear, _) => c.tas_clears += 1,
+        }
+        if kind == Kind::WriteLine {
+            c.lines_out += 1;
+        }
+        let t = Transfer { rank, kind, place, addr, data, mask, value: 0 };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.transfers[id as usize] = Some(t);
+                id
+            }
+            None => {
+                self.transfers.push(Some(t));
+                (self.transfers.len() - 1) as u32
+            }
+        };
+        let now = net.now().0;
+        match self.target(rank, place) {
+            None => self.at(now + self.geo.local_latency, Event::Serve(id)),
+            Some(dst) => {
+                let flits = if kind == Kind::WriteLine { self.geo.line_flits } else { 1 };
+                net.enqueue(self.node(rank), dst, flits, u64::from(id), TAG_REQUEST);
+            }
+        }
+    }
+
+    /// Performs transfer `id` at its target in cycle `now`: reads or writes the data there.
+    fn perform(&mut self, id: u32) {
+        let t = self.transfers[id as usize].as_mut().expect("a live transfer");
+        let line = self.geo.line as usize;
+        let (store, base): (&mut Vec<u8>, usize) = match t.place {
+            Place::Mpb { rank, offset } => (&mut self.mpb, rank * self.geo.share as usize + (offset & !(line - 1))),
+            Place::Shared { offset } => (&mut self.shared, offset & !(line - 1)),
+            Place::Tas(owner) => {
+                match t.kind {
+                    Kind::TestAndSet => t.value = u64::from(std::mem::replace(&mut self.tas[owner], true)),
+                    _ => self.tas[owner] = false,
+                }
+                return;
+            }
+            Place::Control(_) => unreachable!("control registers need no transfer"),
+        };
+        match t.kind {
+            Kind::ReadLine => t.data = store[base..base + line].to_vec(),
+            Kind::WriteLine => {
+                for (i, _) in t.mask.iter().enumerate().filter(|(_, &w)| w) {
+                    store[base + i] = t.data[i];
+                }
+            }
+            _ => unreachable!("test-and-set goes to a register"),
+        }
+    }
+
+    /// Transfer `id` is back: what it brought goes to its core, which retries its instruction.
+    fn complete(&mut self, id: u32, cores: &mut [Core], env: &CoreEnv, net: &mut Network, done: &mut Vec<usize>) {
+        let t = self.transfers[id as usize].take().expect("a live transfer");
+        self.free.push(id);
+        let side = &mut self.sides[t.rank];
+        match t.kind {
+            Kind::ReadLine => {
+                side.cache.fill(t.addr, &t.data);
+                side.counters.lines_in += 1;
+            }
+            Kind::WriteLine => {}
+            Kind::TestAndSet => side.left = Some(Left::TasValue { addr: t.addr, value: t.value }),
+            Kind::Clear => side.left = Some(Left::TasCleared { addr: t.addr }),
+        }
+        let core = &mut cores[t.rank];
+        let now = net.now().0;
+        let (instruction, since) = side.blocked.take().expect("a transfer's core waits for it");
+        side.counters.stall_cycles += now.saturating_sub(core.hart.cycle);
+        core.hart.cycle = core.hart.cycle.max(now);
+        match instruction {
+            None => done.push(t.rank),
+            Some(d) => match self.attempt(core, d, net, env, since) {
+                NiOutcome::Blocked => {}
+                _ => done.push(t.rank),
+            },
+        }
+    }
+
+    /// Runs `d` (a load or store in the interface's ranges) for `core` in cycle `net.now()`: completes it, or
+    /// starts the transfer it needs and blocks the core (then it runs again when the transfer is back). `since` is
+    /// the cycle the core first tried it.
+    fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64) -> NiOutcome {
+        let rank = core.rank;
+        let class = LatencyClass::of(d.op);
+        if !matches!(class, LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
+            let what = if matches!(class, LatencyClass::Amo | LatencyClass::LrSc) {
+                "atomic instructions cannot access the MPB, test-and-set registers or shared memory (the SCC has none there; use the test-and-set registers for locks)".to_string()
+            } else {
+                format!("{} is not an instruction of the mpb interface (this chip has no PIMP FIFOs)", d.op.name())
+            };
+            core.fault(FaultKind::IllegalInstruction, what);
+            return NiOutcome::Stopped;
+        }
+        let pc = core.hart.pc;
+        let side = &mut self.sides[rank];
+        let mut view = View { ram: &mut core.mem, side, geo: &self.geo, need: None, fault: None };
+        let result = riscv::execute(&mut core.hart, &mut view, d);
+        let (need, fault) = (view.need, view.fault);
+        match result {
+            Ok(Flow::Next) => {}
+            Ok(other) => unreachable!("a load or store flows on, not {other:?}"),
+            Err(e) => {
+                if let Some(reason) = fault {
+                    let kind = if reason.contains("misaligned") { FaultKind::Misaligned } else { FaultKind::BadAddress };
+                    core.fault(kind, reason);
+                    return NiOutcome::Stopped;
+                }
+                let Some(need) = need else {
+                    // A private access of the same instruction failed (or an unmapped address): the usual report.
+                    core.fault(FaultKind::BadAddress, e.to_string());
+                    return NiOutcome::Stopped;
+                };
+                self.sides[rank].blocked = Some((Some(d), since));
+                match need {
+                    Need::Flush => self.flush(rank, net),
+                    Need::Read { line, place } => {
+                        self.sides[rank].counters.line_misses += 1;
+                        self.start(rank, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
+                    }
+                    Need::TestAndSet { addr, rank: owner } => self.start(rank, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
+                    Need::Clear { addr, rank: owner } => self.start(rank, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
+                }
+                return NiOutcome::Blocked;
+            }
+        }
+        core.retire(&d, false, env);
+        core.charge(pc, core.hart.cycle - since);
+        // A store that filled the write-combining buffer writes it out at once; the core waits for the
+        // acknowledgement (from the end of the store).
+        if self.sides[rank].wcb.full() {
+            self.sides[rank].blocked = Some((None, core.hart.cycle));
+            self.flush(rank, net);
+            return NiOutcome::Blocked;
+        }
+        NiOutcome::Continue
+    }
+
+    /// Writes out `rank`'s write-combining buffer.
+    fn flush(&mut self, rank: usize, net: &mut Network) {
+        let (line, data, mask) = self.sides[rank].wcb.take();
+        let place = self.geo.place(line).expect("the buffer holds a mapped line");
+        self.start(rank, Kind::WriteLine, place, line, data, mask, net);
+    }
+}
+
+/// A core's memory as an instruction run by the interface sees it: its private memory, plus the interface's
+/// ranges through the line cache, the write-combining buffer and the control page. An access that needs a transfer
+/// fails with [`View::need`] set (execution changes nothing on a failure, so the instruction runs again later).
+struct View<'a> {
+    ram: &'a mut TileMemory,
+    side: &'a mut Side,
+    geo: &'a Geometry,
+    need: Option<Need>,
+    /// Why the access is an error (the core stops with it).
+    fault: Option<String>,
+}
+
+impl View<'_> {
+    fn stop(&mut self, addr: u64, size: u32, kind: AccessKind, reason: String) -> MemFault {
+        self.fault = Some(reason);
+        MemFault::OutOfRange { addr, size, kind }
+    }
+
+    fn wait(&mut self, addr: u64, size: u32, kind: AccessKind, need: Need) -> MemFault {
+        self.need = Some(need);
+        MemFault::OutOfRange { addr, size, kind }
+    }
+
+    /// The place of a mapped access, or the fault for an unmapped or misaligned one.
+    fn locate(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<Place, MemFault> {
+        let Some(place) = self.geo.place(addr) else {
+            let reason = format!("{kind} of {size} bytes at {addr:#x}: {}", self.geo.describe_miss(addr));
+            return Err(self.stop(addr, size, kind, reason));
+        };
+        if addr & u64::from(size - 1) != 0 {
+            let reason = format!("misaligned {kind} of {size} bytes at {addr:#x} in the MPB address range (accesses there must be naturally aligned)");
+            return Err(self.stop(addr, size, kind, reason));
+        }
+        Ok(place)
+    }
+}
+
+fn read_le(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b))
+}
+
+impl Memory for View<'_> {
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, MemFault> {
+        match self.ram.load(addr, size) {
+            Err(MemFault::OutOfRange { .. }) => {}
+            other => return other,
+        }
+        let kind = AccessKind::Load;
+        let place = self.locate(addr, size, kind)?;
+        match place {
+            Place::Control(offset) => match INFO.iter().find(|&&i| i as u64 == offset) {
+                Some(_) if size != 8 => Err(self.stop(addr, size, kind, format!("the MPB information registers are read with 8-byte loads, not {size}-byte ones"))),
+                Some(&info) => Ok(match info {
+                    Info::MpbBytes => self.geo.share,
+                    Info::LineBytes => self.geo.line,
+                    Info::SharedBase => SHARED_BASE,
+                    Info::SharedBytes => self.geo.shared_bytes,
+                    Info::Controllers => self.geo.controllers,
+                    Info::LocalLatency => self.geo.local_latency,
+                }),
+                None => Err(self.stop(addr, size, kind, format!("MPB control register {offset:#x} cannot be read (0x40..0x70 can)"))),
+            },
+            Place::Tas(owner) => match self.side.left {
+                Some(Left::TasValue { addr: a, value }) if a == addr => {
+                    self.side.left = None;
+                    Ok(value)
+                }
+                _ => Err(self.wait(addr, size, kind, Need::TestAndSet { addr, rank: owner })),
+            },
+            Place::Mpb { .. } | Place::Shared { .. } => {
+                let line = addr & !(self.geo.line - 1);
+                match self.side.cache.slot(line) {
+                    Some(slot) => {
+                        let off = (addr - line) as usize;
+                        let v = read_le(&self.side.cache.bytes(slot)[off..off + size as usize]);
+                        self.side.counters.line_hits += 1;
+                        Ok(v)
+                    }
+                    // Stores still in the buffer go out before the line comes in, so a core reads its own writes.
+                    None if self.side.wcb.line.is_some() => Err(self.wait(addr, size, kind, Need::Flush)),
+                    None => Err(self.wait(addr, size, kind, Need::Read { line, place })),
+                }
+            }
+        }
+    }
+
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        match self.ram.store(addr, size, value) {
+            Err(MemFault::OutOfRange { .. }) => {}
+            other => return other,
+        }
+        let kind = AccessKind::Store;
+        let place = self.locate(addr, size, kind)?;
+        match place {
+            Place::Control(CONTROL_INVALIDATE) => {
+                self.side.cache.invalidate_all();
+                self.side.counters.invalidations += 1;
+                Ok(())
+            }
+            Place::Control(CONTROL_FLUSH) => {
+                if self.side.wcb.line.is_none() {
+                    self.side.counters.flushes += 1;
+                    Ok(())
+                } else {
+                    Err(self.wait(addr, size, kind, Need::Flush))
+                }
+            }
+            Place::Control(offset) => Err(self.stop(addr, size, kind, format!("MPB control register {offset:#x} cannot be written (0x0: invalidate, 0x8: flush)"))),
+            Place::Tas(owner) => match self.side.left {
+                Some(Left::TasCleared { addr: a }) if a == addr => {
+                    self.side.left = None;
+                    Ok(())
+                }
+                _ => Err(self.wait(addr, size, kind, Need::Clear { addr, rank: owner })),
+            },
+            Place::Mpb { .. } | Place::Shared { .. } => {
+                let line = addr & !(self.geo.line - 1);
+                if self.side.wcb.line.is_some_and(|l| l != line) {
+                    return Err(self.wait(addr, size, kind, Need::Flush));
+                }
+                let off = (addr - line) as usize;
+                let bytes = &value.to_le_bytes()[..size as usize];
+                self.side.wcb.write(line, off, bytes);
+                if let Some(slot) = self.side.cache.slot(line) {
+                    self.side.cache.bytes(slot)[off..off + size as usize].copy_from_slice(bytes);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl NetworkInterface for Mpb {
+    fn kind(&self) -> &'static str {
+        "mpb"
+    }
+
+    fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
+        debug_assert_eq!(core.hart.cycle, net.now().0, "the network must have caught up with the core");
+        let since = core.hart.cycle;
+        self.attempt(core, d, net, env, since)
+    }
+
+    fn mapped(&self) -> Vec<(u64, u64)> {
+        self.geo.ranges()
+    }
+
+    fn drain_policy(&self) -> DrainPolicy {
+        DrainPolicy::Auto
+    }
+
+    fn next_event(&self) -> u64 {
+        self.events.peek().map_or(u64::MAX, |Reverse((c, _, _))| *c)
+    }
+
+    fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, done: &mut Vec<usize>) {
+        let now = net.now().0;
+        let delivered: Vec<noc::Delivery> = net.take_delivered().collect();
+        for p in delivered {
+            let id = p.payload as u32;
+            match p.tag {
+                TAG_REQUEST => {
+                    let t = self.transfers[id as usize].as_ref().expect("a live transfer");
+                    match t.place {
+                        Place::Shared { offset } => {
+                            let k = self.controller_of(offset);
+                            let (per_line, latency) = (self.geo.dram_per_line, self.geo.dram_latency);
+                            let write = t.kind == Kind::WriteLine;
+                            let c = &mut self.controllers[k];
+                            let begin = c.free_at.max(p.drained.0);
+                            c.free_at = begin + per_line;
+                            let s = &mut c.stats;
+                            if write {
+                                s.writes += 1;
+                            } else {
+                                s.reads += 1;
+                            }
+                            s.queue_cycles += begin - p.drained.0;
+                            s.max_queue_cycles = s.max_queue_cycles.max(begin - p.drained.0);
+                            s.busy_cycles += per_line;
+                            self.at(begin + latency, Event::Serve(id));
+                        }
+                        _ => self.at(p.drained.0 + self.geo.service, Event::Serve(id)),
+                    }
+                }
+                TAG_RESPONSE => self.at(now.max(p.drained.0 + 1 + self.geo.overhead), Event::Complete(id)),
+                _ => {}
+            }
+        }
+        while let Some(&Reverse((cycle, _, event))) = self.events.peek() {
+            if cycle > now {
+                break;
+            }
+            debug_assert_eq!(cycle, now, "an interface event was left behind the network");
+            self.events.pop();
+            match event {
+                Event::Serve(id) => {
+                    self.perform(id);
+                    let t = self.transfers[id as usize].as_ref().expect("a live transfer");
+                    match self.target(t.rank, t.place) {
+                        None => self.complete(id, cores, env, net, done),
+                        Some(at) => {
+                            let flits = if t.kind == Kind::ReadLine { self.geo.line_flits } else { 1 };
+                            let dst = self.node(t.rank);
+                            net.enqueue(at, dst, flits, u64::from(id), TAG_RESPONSE);
+                        }
+                    }
+                }
+                Event::Complete(id) => self.complete(id, cores, env, net, done),
+            }
+        }
+    }
+
+    fn still_waiting(&self, _core: &Core, _d: &Decoded, _net: &Network) -> bool {
+        true
+    }
+
+    fn skip_waits(&mut self, _core: &mut Core, _d: &Decoded, _iterations: u64, _period: u64) {}
+
+    fn waiting_since(&self, _rank: usize) -> Option<u64> {
+        None
+    }
+
+    fn describe_wait(&self, _d: &Decoded) -> String {
+        "waits for an MPB transfer".to_string()
+    }
+
+    fn node_owners(&self, cores: &[Core], _waiting: &[(usize, Decoded)], nodes: usize) -> Vec<Option<NodeOwner>> {
+        let mut owners = vec![None; nodes];
+        for core in cores {
+            let name = format!("core {} (tile {})", core.rank, core.tile);
+            owners[self.node(core.rank).0 as usize] =
+                Some(NodeOwner { injection: format!("{name} MPB requests"), ejection: format!("{name} MPB"), drains_after_send: None });
+        }
+        owners
+    }
+
+    fn counters(&self, rank: usize) -> NiStats {
+        NiStats::Mpb(self.sides[rank].counters.clone())
+    }
+
+    fn controller_stats(&self) -> Vec<ControllerStats> {
+        self.controllers.iter().map(|c| c.stats.clone()).collect()
+    }
+
+    fn finish(&mut self, _net: &Network, _end: u64) {}
+}
