@@ -1,15 +1,18 @@
-"""The chip side of bin/nocmsg-cc and bin/sim/mpirun: which chip file a name means, and which -march/-mabi and C
-library its cores' ISA (``core.isa``) calls for.
+"""The chip side of bin/nocmsg-cc and bin/sim/mpirun: which chip file a name means, which -march/-mabi and C
+library its cores' ISA (``core.isa``) calls for, and which port of libnocmsg its network interface (``ni.kind``) needs.
 
 A program has to be built for the ISA of the chip that runs it: compressed instructions only where the cores have C,
 the hard-float ABI only where they have F or D (the simulator refuses anything else at load time). The ISA is the
-chip file's ``core.isa``; a chip without the key has RV64IM cores (the PIMP presets). The rules live here, in one
-place, so that the compiler wrapper, the MPI wrappers and their tests agree.
+chip file's ``core.isa``; a chip without the key has RV64IM cores (the PIMP presets). Likewise libnocmsg talks to one
+kind of network interface: ``ni.kind = "mpb"`` needs the MPB port (lib/ports/mpb.c), every other chip gets the PIMP
+port (the default). The rules live here, in one place, so that the compiler wrapper, the MPI wrappers and their tests
+agree.
 
     chip_isa.py resolve PROG CHIP                    the chip file CHIP means (a path, or a preset name)
     chip_isa.py flags PROG [--chip CHIP] [--march M] [--mabi A]
-                                                     "MARCH MABI" for the chip (default RV64IM); -march/-mabi the
-                                                     user gave must agree with it
+                                                     "MARCH MABI PORT" for the chip (default RV64IM and the PIMP
+                                                     port, "pimp"; "mpb" for MPB chips); -march/-mabi the user gave
+                                                     must agree with the chip's
     chip_isa.py multilib PROG CC MARCH MABI          checks that CC links a C library the cores can run
 
 PROG names the calling command in messages. Every error is one line on stderr, exit status 2.
@@ -28,6 +31,9 @@ except ModuleNotFoundError:  # Python before 3.11: said in one line when a chip 
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ISA = "rv64im"
+# libnocmsg's port for each ni.kind that has one of its own; other chips (and chips without [ni]) get the default.
+PORTS = {"mpb": "mpb"}
+DEFAULT_PORT = "pimp"
 # What core.isa may say: RV64I, then the single-letter extensions in canonical order (D needs F), or G (= IMAFD);
 # Zicsr and Zifencei are always there and may be named.
 ISA_FORMS = ('"rv64i" followed by any of m, a, f, d, c in that order (d only with f), or "rv64g", "rv64gc"; '
@@ -74,8 +80,8 @@ def resolve(chip):
     raise Refused(f"chip file {chip}: no such file")
 
 
-def chip_isa(path):
-    """core.isa of a chip file, or the default when the file leaves it out."""
+def load_chip(path):
+    """A chip file's tables."""
     if tomllib is None:
         raise Refused(f"reading chip file {path} needs Python 3.11 or later (tomllib); this is {sys.version.split()[0]}")
     try:
@@ -85,10 +91,24 @@ def chip_isa(path):
         raise Refused(f"chip file {path}: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise Refused(f"chip file {path} is not valid TOML: {e}") from None
+    return chip
+
+
+def chip_isa(path, chip=None):
+    """core.isa of a chip file, or the default when the file leaves it out."""
+    chip = load_chip(path) if chip is None else chip
     core = chip.get("core", {})
     if not isinstance(core, dict):
         raise Refused(f"chip file {path}: core must be a table ([core])")
     return core.get("isa", DEFAULT_ISA)
+
+
+def chip_port(path, chip):
+    """libnocmsg's port for the chip's network interface (ni.kind)."""
+    ni = chip.get("ni", {})
+    if not isinstance(ni, dict):
+        raise Refused(f"chip file {path}: ni must be a table ([ni])")
+    return PORTS.get(ni.get("kind"), DEFAULT_PORT)
 
 
 def quoted(value):
@@ -97,12 +117,14 @@ def quoted(value):
 
 
 def flags(chip, user_march, user_mabi):
-    """(march, mabi) for the chip (None: no chip, the default ISA), checked against the user's own -march/-mabi."""
+    """(march, mabi, port) for the chip (None: no chip, the default ISA and port), checked against the user's own
+    -march/-mabi."""
     if chip is None:
-        isa = DEFAULT_ISA
+        isa, port = DEFAULT_ISA, DEFAULT_PORT
     else:
         path = resolve(chip)
-        isa = chip_isa(path)
+        tables = load_chip(path)
+        isa, port = chip_isa(path, tables), chip_port(path, tables)
         if extensions(isa) is None:
             raise Refused(f"chip file {path}: core.isa = {quoted(isa)} is not an ISA the cores can have: {ISA_FORMS}")
     letters = extensions(isa)
@@ -118,7 +140,7 @@ def flags(chip, user_march, user_mabi):
     if wrong:
         raise Refused(f"{conflicts} with core.isa = {quoted(isa)} of chip {path} (-march={march} "
                       f"-mabi={mabi}): the chip decides the ISA; name one with the ISA you want")
-    return march, mabi
+    return march, mabi, port
 
 
 def multilib(cc, march, mabi):

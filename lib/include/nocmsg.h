@@ -124,7 +124,7 @@ int nocmsg_size(void);
 /* Seconds since an arbitrary point; on the simulator, simulated time. */
 double nocmsg_wtime(void);
 double nocmsg_wtick(void);
-/* Name of the port in use: "pimp" on the simulated PIMP chip, "host" natively. */
+/* Name of the port in use: "pimp" on simulated PIMP chips, "mpb" on simulated MPB chips, "host" natively. */
 const char *nocmsg_port_name(void);
 /* A static, human-readable explanation of an error code. */
 const char *nocmsg_error_string(int code);
@@ -321,8 +321,9 @@ int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm c
 #endif
 
 /* On simulated PIMP chips, blocking send and receive on NOCMSG_COMM_WORLD with constant datatype and tag are
- * inlined (define NOCMSG_NO_INLINE to call the library instead). */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_NO_INLINE)
+ * inlined (define NOCMSG_NO_INLINE to call the library instead). Builds for MPB chips (NOCMSG_PORT_MPB, which
+ * bin/nocmsg-cc defines from the chip) call the library: there a word costs memory accesses, not instructions. */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE)
 #include "nocmsg_inline.h"
 #endif
 

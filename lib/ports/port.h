@@ -1,6 +1,9 @@
 /*
  * port.h: what libnocmsg needs from a network interface. One implementation per NI kind (ports/<kind>.c).
  *
+ * Which port a build uses: on the simulator (NOCMSG_SIM) the PIMP port, inline (pimp.h), or with NOCMSG_PORT_MPB the
+ * MPB port (mpb.c), as bin/nocmsg-cc picks from the chip's ni.kind; natively the host port (host.c).
+ *
  * A port moves 64-bit words. Between any two ranks (and from a rank to itself) words arrive in the order they
  * were sent; words from different sources may interleave at the receiver, so the receiver asks who sent the next
  * word (port_poll) and then takes words of that source (port_pull). Nothing here blocks: the progress engine
@@ -13,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef NOCMSG_SIM
-/* On the simulator every call is a few instructions and is inlined. */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB)
+/* On a PIMP chip every call is a few instructions and is inlined. */
 #include "pimp.h"
 #else
 
@@ -92,6 +95,6 @@ void nocmsg_port_abort(int code) __attribute__((noreturn));
 struct nocmsg_wait_record;
 struct nocmsg_wait_record *nocmsg_port_wait_slot(void);
 
-#endif /* NOCMSG_SIM */
+#endif /* NOCMSG_SIM && !NOCMSG_PORT_MPB */
 
 #endif /* NOCMSG_PORT_H */

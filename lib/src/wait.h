@@ -119,7 +119,13 @@ static inline void nocmsg_wait_progress(void)
         }                                                                                                       \
     } while (0)
 
-#ifndef NOCMSG_SIM
+/* The waits for the next word are single PIMP wait loops with a table entry (include/nocmsg_wait.h) on PIMP chips, and
+ * calls of the port elsewhere (natively, and on MPB chips, which wait by polling memory). */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB)
+#define NOCMSG__WAIT_SITES 1
+#endif
+
+#ifndef NOCMSG__WAIT_SITES
 /* The slow side of the waits below: nothing has arrived yet. */
 static inline int nocmsg_wait_next_slow(int peer)
 {
@@ -133,7 +139,7 @@ static inline int nocmsg_wait_next_slow(int peer)
 /* nocmsg_port_next (waits until a word has arrived and returns its source), as waiting for world rank `peer`. */
 static inline __attribute__((always_inline)) int nocmsg_wait_next(int peer)
 {
-#ifdef NOCMSG_SIM
+#ifdef NOCMSG__WAIT_SITES
     NOCMSG__WAIT_RECV_SITE(, peer);
     return (int)nocmsg_pimp_src();
 #else
@@ -147,7 +153,7 @@ static inline __attribute__((always_inline)) int nocmsg_wait_next(int peer)
  * the world rank would take instructions (the chip translates NOCMSG_COMM_WORLD and NOCMSG_COMM_SELF itself). */
 static inline __attribute__((always_inline)) int nocmsg_wait_next_local(int local, nocmsg_comm handle, const struct comm *c)
 {
-#ifdef NOCMSG_SIM
+#ifdef NOCMSG__WAIT_SITES
     (void)c;
     NOCMSG__WAIT_SITE_(, "%[l]/%[h]", [l] "g"((long)local), [h] "g"((long)handle));
     return (int)nocmsg_pimp_src();
