@@ -10,19 +10,19 @@
  *     rings  n rings of R = ((S - 2 x heads) / n rounded down to lines) bytes: ring[s] holds s's words to me
  *
  * A sender writes words into its ring in the receiver's share (remote stores, gathered a line at a time by the
- * write-combining buffer), then its new count into the receiver's heads[me] and flushes: the buffer writes a line
- * out before it takes a store to another line, and waits for the acknowledgement, so the data is in place before the
- * count that publishes it. Only the bytes stored are written, so the 16-bit counts of different senders share lines
- * safely. The receiver reads only its own share (local MPB, 15 cycles a line): it invalidates its line cache, reads
- * the heads, then the words they cover; every time it reads the heads it invalidates first, and it reads a ring word
- * only after reading a count that covers it, so no line it reads can be older than the count. It tells the sender
- * how much it took by writing acks[me] in the sender's share: when half a ring has been taken since the last time,
- * and before it waits for anything, so a sender never waits for room that was freed but not yet reported. A sender
- * never has more than a ring's R/8 words unacknowledged, so it never overwrites what the receiver has not taken.
+ * write-combining buffer), then its new count into the receiver's heads[me], and flushes: the buffer writes a line
+ * out, and waits for the acknowledgement, before it takes a store to another line, so the data is in place before
+ * the count that publishes it. Only the bytes stored are written, so the 16-bit counts of different senders share
+ * lines safely. The receiver reads only its own share (its local MPB, 15 cycles a line): it invalidates its line
+ * cache before every read of the heads, and reads a ring word only after a count that covers it, so no line it
+ * reads is older than the count. It tells the sender how far it has taken by writing acks[me] in the sender's share
+ * once half a ring has been taken since the last report (and, before it waits, once an eighth has). A sender never
+ * has more than a ring's R/8 words unreported, so it never overwrites what the receiver has not taken; and a sender
+ * whose ring is full has a report coming, since the receiver reports once it has taken half of what fills it.
  *
- * Counts are 16 bits wide and compared modulo 2^16; rings hold fewer than 2^15 words. Waiting is polling the heads
- * (and, while a send waits for room, the acks) of the own share, with a pause between polls that grows while
- * nothing changes: every poll is a few accesses the simulator serves one by one, the pause is private instructions.
+ * Counts are 16 bits wide and compared modulo 2^16; rings hold fewer than 2^15 words. Waiting is polling the own
+ * share's heads (and, while a send waits for room, its acks), with a pause between polls that grows while nothing
+ * changes: each poll is a few accesses the simulator serves one by one, the pause is private instructions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,185 +34,134 @@
 #include "../include/nocmsg.h"
 #include "port.h"
 
-/* What this rank knows of one peer. Counts are modulo 2^16, positions are slots of a ring. */
+/* What this rank knows of one peer, and where the words between us go. Counts are modulo 2^16, positions are
+ * slots of a ring. */
 struct peer {
-    uint16_t head;     /* words the peer has published into my ring from it (as last read) */
-    uint16_t acked;    /* my count of its words taken, as last written into its acks[me] */
-    uint16_t rx_pos;   /* slot of the next word to take from my ring from it */
-    uint16_t tx_count; /* words I have written into its ring from me */
-    uint16_t tx_acked; /* of those, how many it has taken (as last read from my acks[peer]) */
-    uint16_t tx_pos;   /* slot of the next word to write into its ring from me */
+    volatile uint64_t *tx_ring;      /* my ring in its share */
+    volatile uint16_t *tx_head;      /* its heads[me]: where I publish tx_count */
+    volatile uint16_t *rx_ack;       /* its acks[me]: where I report how much of its words I took */
+    const volatile uint64_t *rx_ring; /* its ring in my share */
+    uint16_t tx_count;               /* words I have written into its ring */
+    uint16_t tx_acked;               /* of those, how many it has taken (as last read from my acks[peer]) */
+    uint16_t tx_pos;                 /* slot of the next word to write into its ring */
+    uint16_t head;                   /* words it has published into my ring (as last read) */
+    uint16_t acked;                  /* my count of its words taken, as last reported */
+    uint16_t rx_pos;                 /* slot of the next word to take from my ring from it */
 };
 
-/* Pause between polls while nothing changes, in rounds of the spin loop (about 4 cycles each): it starts short, so a
- * wait that ends soon costs little latency, and doubles up to the maximum, so a long wait costs few accesses. */
-enum { PAUSE_FIRST = 4, PAUSE_MAX = 64 };
+/* Pause between polls while nothing changes, in rounds of the spin loop (4 cycles each): it starts short, so a wait
+ * that ends soon costs little latency, and doubles up to the maximum (pause_max, longer for more ranks: a poll
+ * reads more lines), so a long wait costs few accesses. */
+enum { PAUSE_FIRST = 2, PAUSE_BASE = 16 };
 
 static struct {
     int me, n;
-    uintptr_t base;      /* rank 0's share */
-    size_t share;        /* bytes of a share */
-    size_t ctrl_bytes;   /* bytes of the heads area (and of the acks area) */
-    size_t ring_bytes;   /* bytes of a ring */
     uint16_t ring_words; /* words of a ring */
-    uint16_t ack_after;  /* words taken from a peer after which the count goes back to it without waiting */
+    uint16_t ack_after;  /* words taken from a peer after which they are reported at once (half a ring) */
+    uint16_t ack_soon;   /* ... and before waiting (an eighth) */
     unsigned groups;     /* 8-byte words of the heads area in use: 4 counts each */
-    uint16_t *tail;      /* per peer (packed as the heads area): words taken of its stream to me */
+    unsigned pause_max;
+    const volatile uint64_t *heads; /* my heads area */
+    const volatile uint64_t *acks;  /* my acks area */
+    uint16_t *tail;      /* per peer, packed as the heads area: words taken of its stream to me */
     uint64_t *acks_seen; /* the acks area as last read (groups words) */
     uint64_t *ready;     /* bitmap: peers whose words I know of and have not taken */
-    uint64_t *unacked;   /* bitmap: peers with words taken that their acks[me] does not count yet */
+    uint64_t *unacked;   /* bitmap: peers with ack_soon or more words taken that their acks[me] does not count */
     unsigned bitmap_words;
+    unsigned ready_count; /* bits set in ready */
     struct peer *peer;
     int next; /* where the next search for a ready peer starts (round robin) */
 } mpb;
 
-/* ---- addresses ---------------------------------------------------------------------------------------------- */
-
-static inline uintptr_t share_of(int rank)
-{
-    return mpb.base + (uintptr_t)rank * mpb.share;
-}
-
-/* heads[of] in rank's share. */
-static inline volatile uint16_t *head_slot(int rank, int of)
-{
-    return (volatile uint16_t *)(share_of(rank) + 2 * (uintptr_t)of);
-}
-
-/* acks[of] in rank's share. */
-static inline volatile uint16_t *ack_slot(int rank, int of)
-{
-    return (volatile uint16_t *)(share_of(rank) + mpb.ctrl_bytes + 2 * (uintptr_t)of);
-}
-
-/* The ring in rank's share that holds from's words. */
-static inline volatile uint64_t *ring_of(int rank, int from)
-{
-    return (volatile uint64_t *)(share_of(rank) + 2 * mpb.ctrl_bytes + (uintptr_t)from * mpb.ring_bytes);
-}
-
 /* ---- bitmaps ------------------------------------------------------------------------------------------------ */
 
-static inline void bit_set(uint64_t *map, int i)
+/* Index of the lowest set bit of m (not 0), without a library call on cores without Zbb. */
+static inline unsigned lowest_bit(uint64_t m)
 {
-    map[i >> 6] |= (uint64_t)1 << (i & 63);
+    static const unsigned char debruijn[64] = {
+        0,  1,  2,  53, 3,  7,  54, 27, 4,  38, 41, 8,  34, 55, 48, 28, 62, 5,  39, 46, 44, 42,
+        22, 9,  24, 35, 59, 56, 49, 18, 29, 11, 63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21,
+        23, 58, 17, 10, 51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12};
+    return debruijn[((m & -m) * UINT64_C(0x022fdd63cc95386d)) >> 58];
 }
 
-static inline void bit_clear(uint64_t *map, int i)
+static inline void mark_ready(int i)
 {
-    map[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    uint64_t bit = (uint64_t)1 << (i & 63), *w = &mpb.ready[i >> 6];
+    if (!(*w & bit)) {
+        *w |= bit;
+        mpb.ready_count++;
+    }
 }
 
-static inline int bit_test(const uint64_t *map, int i)
+static inline void clear_ready(int i)
 {
-    return (int)(map[i >> 6] >> (i & 63) & 1);
+    uint64_t bit = (uint64_t)1 << (i & 63), *w = &mpb.ready[i >> 6];
+    if (*w & bit) {
+        *w &= ~bit;
+        mpb.ready_count--;
+    }
 }
 
-/* Any bit set, or -1: the first at or after `from`, wrapping around. */
-static int bit_next(const uint64_t *map, int from)
+static inline int is_ready(int i)
 {
-    unsigned words = mpb.bitmap_words;
+    return (int)(mpb.ready[i >> 6] >> (i & 63) & 1);
+}
+
+/* A ready peer (one must be), the first at or after `from`, wrapping around. */
+static int next_ready(int from)
+{
     unsigned w = (unsigned)from >> 6;
-    uint64_t m = map[w] & (~(uint64_t)0 << (from & 63));
-    for (unsigned i = 0; i <= words; i++) {
-        if (m)
-            return (int)(w * 64 + (unsigned)__builtin_ctzll(m));
-        w = w + 1 == words ? 0 : w + 1;
-        m = map[w];
+    uint64_t m = mpb.ready[w] & (~(uint64_t)0 << (from & 63));
+    while (!m) {
+        w = w + 1 == mpb.bitmap_words ? 0 : w + 1;
+        m = mpb.ready[w];
     }
-    return -1;
-}
-
-static inline int bits_any(const uint64_t *map)
-{
-    for (unsigned i = 0; i < mpb.bitmap_words; i++)
-        if (map[i])
-            return 1;
-    return 0;
-}
-
-/* Whether a peer other than `src` has words waiting. */
-static inline int other_ready(int src)
-{
-    for (unsigned i = 0; i < mpb.bitmap_words; i++) {
-        uint64_t m = mpb.ready[i];
-        if ((unsigned)src >> 6 == i)
-            m &= ~((uint64_t)1 << (src & 63));
-        if (m)
-            return 1;
-    }
-    return 0;
+    return (int)(w * 64 + lowest_bit(m));
 }
 
 /* ---- reading the own share ---------------------------------------------------------------------------------- */
 
-/* Reads the heads area afresh: every peer with words not yet taken becomes ready. Returns whether any is. */
+/* Group g of the heads area (four counts) has been read as h, which differs from the tails: its peers with words
+ * not yet taken become ready. */
+static void heads_changed(unsigned g, uint64_t h)
+{
+    uint64_t diff = h ^ ((const uint64_t *)(const void *)mpb.tail)[g];
+    for (unsigned lane = 0; diff; lane++, diff >>= 16, h >>= 16) {
+        if ((uint16_t)diff) {
+            int s = (int)(4 * g + lane); /* below n: the counts past n are never written, the tails never move */
+            mpb.peer[s].head = (uint16_t)h;
+            mark_ready(s);
+        }
+    }
+}
+
+/* Reads the heads area afresh. Returns whether any peer is ready. */
 static int refresh_heads(void)
 {
     nocmsg_mpb_invalidate();
-    const volatile uint64_t *heads = (const volatile uint64_t *)share_of(mpb.me);
     const uint64_t *tails = (const uint64_t *)(const void *)mpb.tail;
-    int any = 0;
     for (unsigned g = 0; g < mpb.groups; g++) {
-        uint64_t h = heads[g];
-        if (h == tails[g])
-            continue;
-        for (unsigned lane = 0; lane < 4; lane++) {
-            int s = (int)(4 * g + lane);
-            uint16_t count = (uint16_t)(h >> (16 * lane));
-            if (s < mpb.n && count != mpb.tail[s]) {
-                mpb.peer[s].head = count;
-                bit_set(mpb.ready, s);
-                any = 1;
-            }
-        }
+        uint64_t h = mpb.heads[g];
+        if (h != tails[g])
+            heads_changed(g, h);
     }
-    return any || bits_any(mpb.ready);
+    return mpb.ready_count != 0;
 }
 
-/* Reads the count of words `from` has sent me afresh (and the three others read with it). */
+/* Reads afresh the count of words `from` has sent me (and the three others read with it). */
 static void refresh_head(int from)
 {
     nocmsg_mpb_invalidate();
-    unsigned g = (unsigned)from / 4;
-    uint64_t h = ((const volatile uint64_t *)share_of(mpb.me))[g];
-    for (unsigned lane = 0; lane < 4; lane++) {
-        int s = (int)(4 * g + lane);
-        uint16_t count = (uint16_t)(h >> (16 * lane));
-        if (s < mpb.n && count != mpb.tail[s]) {
-            mpb.peer[s].head = count;
-            bit_set(mpb.ready, s);
-        }
-    }
+    unsigned g = (unsigned)from >> 2;
+    uint64_t h = mpb.heads[g];
+    if (h != ((const uint64_t *)(const void *)mpb.tail)[g])
+        heads_changed(g, h);
 }
 
-/* Reads the acks area afresh; returns whether anything changed since the last read. */
-static int refresh_acks(void)
+/* Group g of the acks area has been read as a. */
+static void acks_read(unsigned g, uint64_t a)
 {
-    nocmsg_mpb_invalidate();
-    const volatile uint64_t *acks = (const volatile uint64_t *)(share_of(mpb.me) + mpb.ctrl_bytes);
-    int changed = 0;
-    for (unsigned g = 0; g < mpb.groups; g++) {
-        uint64_t a = acks[g];
-        if (a == mpb.acks_seen[g])
-            continue;
-        mpb.acks_seen[g] = a;
-        changed = 1;
-        for (unsigned lane = 0; lane < 4; lane++) {
-            int r = (int)(4 * g + lane);
-            if (r < mpb.n)
-                mpb.peer[r].tx_acked = (uint16_t)(a >> (16 * lane));
-        }
-    }
-    return changed;
-}
-
-/* Reads how much `to` has taken of my words afresh. */
-static void refresh_ack(int to)
-{
-    nocmsg_mpb_invalidate();
-    unsigned g = (unsigned)to / 4;
-    uint64_t a = ((const volatile uint64_t *)(share_of(mpb.me) + mpb.ctrl_bytes))[g];
     mpb.acks_seen[g] = a;
     for (unsigned lane = 0; lane < 4; lane++) {
         int r = (int)(4 * g + lane);
@@ -221,24 +170,41 @@ static void refresh_ack(int to)
     }
 }
 
-/* ---- acknowledgements --------------------------------------------------------------------------------------- */
-
-/* Tells `from` how many of its words I have taken. */
-static void publish_ack(int from)
+/* Reads the acks area afresh; returns whether anything changed since the last read. */
+static int refresh_acks(void)
 {
-    uint16_t taken = mpb.tail[from];
-    *ack_slot(from, mpb.me) = taken;
-    nocmsg_mpb_flush();
-    mpb.peer[from].acked = taken;
-    bit_clear(mpb.unacked, from);
+    nocmsg_mpb_invalidate();
+    int changed = 0;
+    for (unsigned g = 0; g < mpb.groups; g++) {
+        uint64_t a = mpb.acks[g];
+        if (a != mpb.acks_seen[g]) {
+            acks_read(g, a);
+            changed = 1;
+        }
+    }
+    return changed;
 }
 
-/* Reports every count not yet reported: before any wait, so that no sender waits for room already freed. */
-static void publish_acks(void)
+/* ---- reports ------------------------------------------------------------------------------------------------ */
+
+/* Tells `from` how many of its words I have taken. */
+static void report(int from)
+{
+    uint16_t taken = mpb.tail[from];
+    *mpb.peer[from].rx_ack = taken;
+    nocmsg_mpb_flush();
+    mpb.peer[from].acked = taken;
+    mpb.unacked[from >> 6] &= ~((uint64_t)1 << (from & 63));
+}
+
+/* Before a wait: reports what is worth reporting (an eighth of a ring or more), so that a sender can fill the
+ * room already freed while I wait. (Not needed for progress: a sender whose ring is full has been told once half of
+ * it was taken.) */
+static void report_before_wait(void)
 {
     for (unsigned i = 0; i < mpb.bitmap_words; i++)
         while (mpb.unacked[i])
-            publish_ack((int)(i * 64 + (unsigned)__builtin_ctzll(mpb.unacked[i])));
+            report((int)(i * 64 + lowest_bit(mpb.unacked[i])));
 }
 
 /* ---- taking words ------------------------------------------------------------------------------------------- */
@@ -260,42 +226,33 @@ static inline size_t available(int from, size_t want)
     return k;
 }
 
-/* `k` words (known to be there) of from's ring have been taken. */
-static void taken(int from, size_t k)
+/* `k` words (known to be there) of from's ring have been taken; the ring position is `pos`. */
+static inline void taken(int from, size_t k, unsigned pos)
 {
     struct peer *p = &mpb.peer[from];
     uint16_t tail = (uint16_t)(mpb.tail[from] + k);
     mpb.tail[from] = tail;
-    unsigned pos = p->rx_pos + (unsigned)k;
-    p->rx_pos = (uint16_t)(pos >= mpb.ring_words ? pos - mpb.ring_words : pos);
+    p->rx_pos = (uint16_t)pos;
     if (p->head == tail)
-        bit_clear(mpb.ready, from);
-    if ((uint16_t)(tail - p->acked) >= mpb.ack_after)
-        publish_ack(from);
-    else
-        bit_set(mpb.unacked, from);
+        clear_ready(from);
+    uint16_t unreported = (uint16_t)(tail - p->acked);
+    if (unreported >= mpb.ack_after)
+        report(from);
+    else if (unreported >= mpb.ack_soon)
+        mpb.unacked[from >> 6] |= (uint64_t)1 << (from & 63);
 }
 
-/* Copies `k` words (known to be there) from from's ring to `words`, and takes them. */
+/* Copies `k` words (known to be there) of from's ring to `words`, and takes them. */
 static void take_words(int from, uint64_t *words, size_t k)
 {
-    const volatile uint64_t *ring = ring_of(mpb.me, from);
-    unsigned pos = mpb.peer[from].rx_pos;
+    const volatile uint64_t *ring = mpb.peer[from].rx_ring;
+    unsigned pos = mpb.peer[from].rx_pos, end = mpb.ring_words;
     for (size_t i = 0; i < k; i++) {
         words[i] = ring[pos];
-        if (++pos == mpb.ring_words)
+        if (++pos == end)
             pos = 0;
     }
-    taken(from, k);
-}
-
-/* The next word of from's ring (known to be there), not yet taken. */
-static inline uint64_t peek_word(int from, size_t ahead)
-{
-    unsigned pos = mpb.peer[from].rx_pos + (unsigned)ahead;
-    if (pos >= mpb.ring_words)
-        pos -= mpb.ring_words;
-    return ring_of(mpb.me, from)[pos];
+    taken(from, k, pos);
 }
 
 /* ---- waiting ------------------------------------------------------------------------------------------------ */
@@ -306,83 +263,139 @@ static inline void pause_rounds(unsigned rounds)
         __asm__ volatile("");
 }
 
-/* Waits until `from` has words (1) or, first, another peer has (0); reports what was taken before it waits. */
+static inline unsigned pause_next(unsigned pause)
+{
+    return pause < mpb.pause_max ? 2 * pause : mpb.pause_max;
+}
+
+/* Waits until `from` has words (1) or, first, another peer has (0). Polls from's count every time and the whole
+ * heads area every fourth time (with many ranks it is several lines). */
 static int wait_for(int from)
 {
-    publish_acks();
-    for (unsigned pause = PAUSE_FIRST;; pause = pause < PAUSE_MAX ? 2 * pause : PAUSE_MAX) {
-        refresh_heads();
-        if (bit_test(mpb.ready, from))
-            return 1;
-        if (other_ready(from))
-            return 0;
+    report_before_wait();
+    unsigned round = 0;
+    for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause), round++) {
+        if (round % 4 == 3 ? refresh_heads() : (refresh_head(from), mpb.ready_count != 0))
+            return is_ready(from);
         pause_rounds(pause);
     }
 }
 
 /* ---- writing words ------------------------------------------------------------------------------------------ */
 
-/* Room for up to `want` words in to's ring, reading its count afresh if there is less. */
+/* Room for up to `want` words in to's ring, reading its report afresh if there is less. */
 static inline size_t room(int to, size_t want)
 {
     struct peer *p = &mpb.peer[to];
     size_t free_words = mpb.ring_words - (uint16_t)(p->tx_count - p->tx_acked);
     if (free_words < want) {
-        refresh_ack(to);
+        nocmsg_mpb_invalidate();
+        unsigned g = (unsigned)to >> 2;
+        acks_read(g, mpb.acks[g]);
         free_words = mpb.ring_words - (uint16_t)(p->tx_count - p->tx_acked);
     }
     return free_words < want ? free_words : want;
 }
 
 /* Writes one word into to's ring (room known), not yet published. */
-static inline void put_word(int to, uint64_t w)
+static inline void put_word(struct peer *p, uint64_t w)
 {
-    struct peer *p = &mpb.peer[to];
-    ring_of(to, mpb.me)[p->tx_pos] = w;
-    p->tx_pos = (uint16_t)(p->tx_pos + 1 == mpb.ring_words ? 0 : p->tx_pos + 1);
+    unsigned pos = p->tx_pos;
+    p->tx_ring[pos] = w;
+    p->tx_pos = (uint16_t)(pos + 1 == mpb.ring_words ? 0 : pos + 1);
     p->tx_count++;
 }
 
-/* Writes `k` words into to's ring (room known), not yet published. */
-static void put_words(int to, const uint64_t *words, size_t k)
+/* Publishes what was written into p's ring: its count, after the data (the buffer goes out before the count enters
+ * it), flushed so that it is on its way now. */
+static inline void publish(struct peer *p)
 {
-    struct peer *p = &mpb.peer[to];
-    volatile uint64_t *ring = ring_of(to, mpb.me);
-    unsigned pos = p->tx_pos;
-    for (size_t i = 0; i < k; i++) {
-        ring[pos] = words[i];
-        if (++pos == mpb.ring_words)
-            pos = 0;
-    }
-    p->tx_pos = (uint16_t)pos;
-    p->tx_count = (uint16_t)(p->tx_count + k);
+    *p->tx_head = p->tx_count;
+    nocmsg_mpb_flush();
 }
 
-/* Words [from, from + k) of a `bytes`-byte message at buf (any alignment), into to's ring (room known). */
-static void put_bytes(int to, const void *buf, size_t bytes, size_t from, size_t k)
+/* Writes `k` words into p's ring (room known), publishing every half ring so that the receiver can start taking
+ * them (and reporting room) while the rest is written. Not published at the end. */
+static void put_words(struct peer *p, const uint64_t *words, size_t k)
 {
-    const unsigned char *b = buf;
+    volatile uint64_t *ring = p->tx_ring;
+    unsigned pos = p->tx_pos, end = mpb.ring_words, chunk = 0;
+    uint16_t base = p->tx_count;
+    for (size_t i = 0; i < k; i++) {
+        ring[pos] = words[i];
+        if (++pos == end)
+            pos = 0;
+        if (++chunk == mpb.ack_after && i + 1 < k) {
+            chunk = 0;
+            p->tx_count = (uint16_t)(base + i + 1);
+            publish(p);
+        }
+    }
+    p->tx_pos = (uint16_t)pos;
+    p->tx_count = (uint16_t)(base + k);
+}
+
+/* Words [from, from + k) of a `bytes`-byte message at buf (any alignment), into p's ring (room known). */
+static void put_bytes(struct peer *p, const void *buf, size_t bytes, size_t from, size_t k)
+{
     size_t end = from + k, whole = bytes / 8;
     if (((uintptr_t)buf & 7) == 0 && from < whole) {
-        /* Whole words straight from the buffer; the part word at the end goes through w below. */
+        /* Whole words straight from the buffer; a part word at the end goes through w below. */
         size_t stop = end < whole ? end : whole;
-        put_words(to, (const uint64_t *)buf + from, stop - from);
+        put_words(p, (const uint64_t *)buf + from, stop - from);
         from = stop;
     }
     for (; from < end; from++) {
         uint64_t w = 0;
         size_t left = bytes - 8 * from;
-        memcpy(&w, b + 8 * from, left < 8 ? left : 8);
-        put_word(to, w);
+        memcpy(&w, (const unsigned char *)buf + 8 * from, left < 8 ? left : 8);
+        put_word(p, w);
     }
 }
 
-/* Publishes what was written into to's ring: its count, after the data (the buffer goes out before the count
- * enters it), and flushed so that it is on its way now. */
-static void publish(int to)
+/* The first n (1-7) bytes of `word` at p (8-byte aligned), and nothing past them. */
+static inline void store_tail(void *p, uint64_t word, size_t n)
 {
-    *head_slot(to, mpb.me) = mpb.peer[to].tx_count;
-    nocmsg_mpb_flush();
+    typedef uint32_t u32 __attribute__((may_alias));
+    typedef uint16_t u16 __attribute__((may_alias));
+    unsigned char *q = p;
+    if (n & 4) {
+        *(u32 *)q = (uint32_t)word;
+        word >>= 32;
+        q += 4;
+    }
+    if (n & 2) {
+        *(u16 *)q = (uint16_t)word;
+        word >>= 16;
+        q += 2;
+    }
+    if (n & 1)
+        *q = (unsigned char)word;
+}
+
+/* The common case of sending, in one piece: a header (if `with_header`) and payload words [from, from + k) of a
+ * `bytes`-byte message at an 8-byte-aligned buf, at most half a ring, published once. A part word at the end is read
+ * from its aligned 8-byte block whole (which lies in the core's memory; the receiver stores only the message's
+ * bytes of it). */
+static inline void put_aligned(struct peer *p, int with_header, uint64_t header, const uint64_t *buf, size_t bytes,
+                               size_t from, size_t k)
+{
+    volatile uint64_t *ring = p->tx_ring;
+    unsigned pos = p->tx_pos, end = mpb.ring_words;
+    p->tx_count = (uint16_t)(p->tx_count + k + (with_header != 0));
+    if (with_header) {
+        ring[pos] = header;
+        if (++pos == end)
+            pos = 0;
+    }
+    (void)bytes;
+    for (size_t i = from; i < from + k; i++) {
+        ring[pos] = buf[i];
+        if (++pos == end)
+            pos = 0;
+    }
+    p->tx_pos = (uint16_t)pos;
+    publish(p);
 }
 
 /* ---- the port ----------------------------------------------------------------------------------------------- */
@@ -401,14 +414,15 @@ int nocmsg_port_init(int *rank, int *size)
         return NOCMSG_ERR_INTERN; /* no room for a line per sender (or a ring too large for 16-bit counts) */
     mpb.me = me;
     mpb.n = n;
-    mpb.base = (uintptr_t)nocmsg_mpb(0);
-    mpb.share = share;
-    mpb.ctrl_bytes = ctrl;
-    mpb.ring_bytes = ring;
     mpb.ring_words = (uint16_t)(ring / 8);
     mpb.ack_after = (uint16_t)(mpb.ring_words / 2 ? mpb.ring_words / 2 : 1);
+    mpb.ack_soon = (uint16_t)(mpb.ring_words / 8 ? mpb.ring_words / 8 : 1);
     mpb.groups = (unsigned)(n + 3) / 4;
+    mpb.pause_max = PAUSE_BASE + 8 * (mpb.groups + 3) / 4;
     mpb.bitmap_words = (unsigned)(n + 63) / 64;
+    uintptr_t base = (uintptr_t)nocmsg_mpb(0), mine = base + (uintptr_t)me * share;
+    mpb.heads = (const volatile uint64_t *)mine;
+    mpb.acks = (const volatile uint64_t *)(mine + ctrl);
     mpb.tail = calloc(4 * (size_t)mpb.groups, sizeof *mpb.tail);
     mpb.acks_seen = calloc(mpb.groups, sizeof *mpb.acks_seen);
     mpb.ready = calloc(mpb.bitmap_words, sizeof *mpb.ready);
@@ -416,13 +430,18 @@ int nocmsg_port_init(int *rank, int *size)
     mpb.peer = calloc((size_t)n, sizeof *mpb.peer);
     if (!mpb.tail || !mpb.acks_seen || !mpb.ready || !mpb.unacked || !mpb.peer)
         return NOCMSG_ERR_NO_MEM;
+    for (int r = 0; r < n; r++) {
+        uintptr_t theirs = base + (uintptr_t)r * share;
+        struct peer *p = &mpb.peer[r];
+        p->tx_ring = (volatile uint64_t *)(theirs + 2 * ctrl + (uintptr_t)me * ring);
+        p->tx_head = (volatile uint16_t *)(theirs + 2 * (uintptr_t)me);
+        p->rx_ack = (volatile uint16_t *)(theirs + ctrl + 2 * (uintptr_t)me);
+        p->rx_ring = (const volatile uint64_t *)(mine + 2 * ctrl + (uintptr_t)r * ring);
+    }
     return NOCMSG_SUCCESS;
 }
 
-void nocmsg_port_finalize(void)
-{
-    publish_acks();
-}
+void nocmsg_port_finalize(void) {}
 
 const char *nocmsg_port_kind(void)
 {
@@ -433,8 +452,9 @@ size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
 {
     size_t k = room(dest, n);
     if (k) {
-        put_words(dest, words, k);
-        publish(dest);
+        struct peer *p = &mpb.peer[dest];
+        put_words(p, words, k);
+        publish(p);
     }
     return k;
 }
@@ -443,8 +463,9 @@ int nocmsg_port_push1(int dest, uint64_t word)
 {
     if (!room(dest, 1))
         return 0;
-    put_word(dest, word);
-    publish(dest);
+    struct peer *p = &mpb.peer[dest];
+    put_word(p, word);
+    publish(p);
     return 1;
 }
 
@@ -453,9 +474,10 @@ size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payloa
     size_t k = room(dest, n + 1);
     if (!k)
         return 0;
-    put_word(dest, header);
-    put_words(dest, payload, k - 1);
-    publish(dest);
+    struct peer *p = &mpb.peer[dest];
+    put_word(p, header);
+    put_words(p, payload, k - 1);
+    publish(p);
     return k;
 }
 
@@ -464,8 +486,13 @@ size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t fr
     size_t words = (bytes + 7) / 8;
     size_t k = from < words ? room(dest, words - from) : 0;
     if (k) {
-        put_bytes(dest, buf, bytes, from, k);
-        publish(dest);
+        struct peer *p = &mpb.peer[dest];
+        if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.ack_after, 1)) {
+            put_aligned(p, 0, 0, buf, bytes, from, k);
+        } else {
+            put_bytes(p, buf, bytes, from, k);
+            publish(p);
+        }
     }
     return from + k;
 }
@@ -473,17 +500,18 @@ size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t fr
 size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from)
 {
     size_t words = (bytes + 7) / 8;
-    for (unsigned pause = PAUSE_FIRST;; pause = pause < PAUSE_MAX ? 2 * pause : PAUSE_MAX) {
+    unsigned round = 0;
+    for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause), round++) {
         size_t at = nocmsg_port_push_bytes(dest, buf, bytes, from);
         if (at != from)
             pause = PAUSE_FIRST;
         from = at;
         if (from == words)
             return from;
-        /* The way is full: wait for room while nothing arrives (and report what I took, so that nobody waits
-         * for me). */
-        publish_acks();
-        if (refresh_heads())
+        /* The way is full: wait for room (polling dest's report, in room) while nothing arrives. */
+        if (round == 0)
+            report_before_wait();
+        if (round % 4 == 3 ? refresh_heads() : mpb.ready_count != 0)
             return from;
         pause_rounds(pause);
     }
@@ -495,16 +523,24 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
     size_t k = room(dest, words + 1);
     if (!k)
         return 0;
-    put_word(dest, header);
-    put_bytes(dest, buf, bytes, 0, k - 1);
-    publish(dest);
+    struct peer *p = &mpb.peer[dest];
+    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.ack_after, 1)) {
+        put_aligned(p, 1, header, buf, bytes, 0, k - 1);
+    } else {
+        put_word(p, header);
+        put_bytes(p, buf, bytes, 0, k - 1);
+        publish(p);
+    }
     return k;
 }
 
-size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
+/* nocmsg_port_pull_bytes beyond the common case: words still on their way, a misaligned buffer. */
+__attribute__((noinline)) static size_t pull_bytes_slow(int src, void *buf, size_t bytes)
 {
-    size_t words = (bytes + 7) / 8, got = 0;
+    size_t words = (bytes + 7) / 8, whole = bytes / 8, got = 0;
     unsigned char *b = buf;
+    int aligned = ((uintptr_t)buf & 7) == 0;
+    struct peer *p = &mpb.peer[src];
     while (got < words) {
         size_t k = available(src, words - got);
         if (!k) {
@@ -514,46 +550,70 @@ size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
         }
         if (k > words - got)
             k = words - got;
-        size_t whole = bytes / 8, n = 0;
-        if (((uintptr_t)buf & 7) == 0 && got < whole) {
-            /* Whole words straight into the buffer. */
-            n = (got + k < whole ? got + k : whole) - got;
-            uint64_t *dst = (uint64_t *)buf + got;
-            const volatile uint64_t *ring = ring_of(mpb.me, src);
-            unsigned pos = mpb.peer[src].rx_pos;
-            for (size_t i = 0; i < n; i++) {
-                dst[i] = ring[pos];
-                if (++pos == mpb.ring_words)
+        const volatile uint64_t *ring = p->rx_ring;
+        unsigned pos = p->rx_pos, end = mpb.ring_words;
+        size_t i = got, stop = got + k;
+        if (aligned)
+            for (; i < stop && i < whole; i++) {
+                ((uint64_t *)buf)[i] = ring[pos];
+                if (++pos == end)
                     pos = 0;
             }
+        for (; i < stop; i++) {
+            uint64_t w = ring[pos];
+            if (++pos == end)
+                pos = 0;
+            if (aligned)
+                store_tail(b + 8 * i, w, bytes - 8 * i);
+            else
+                memcpy(b + 8 * i, &w, bytes - 8 * i < 8 ? bytes - 8 * i : 8);
         }
-        for (size_t i = n; i < k; i++) {
-            uint64_t w = peek_word(src, i);
-            size_t at = 8 * (got + i), left = bytes - at;
-            memcpy(b + at, &w, left < 8 ? left : 8);
-        }
-        taken(src, k);
+        taken(src, k, pos);
         got += k;
     }
     return got;
 }
 
+size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
+{
+    /* The common case: an aligned buffer, and every word known to be there. */
+    struct peer *p = &mpb.peer[src];
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    if (__builtin_expect(((uintptr_t)buf & 7) != 0 || known(src) < words, 0))
+        return pull_bytes_slow(src, buf, bytes);
+    const volatile uint64_t *ring = p->rx_ring;
+    unsigned pos = p->rx_pos, end = mpb.ring_words;
+    uint64_t *dst = buf;
+    for (size_t i = 0; i < whole; i++) {
+        dst[i] = ring[pos];
+        if (++pos == end)
+            pos = 0;
+    }
+    if (whole < words) {
+        store_tail(dst + whole, ring[pos], bytes & 7);
+        if (++pos == end)
+            pos = 0;
+    }
+    taken(src, words, pos);
+    return words;
+}
+
 uint64_t nocmsg_port_pull1_from(int src)
 {
-    uint64_t w = 0;
-    if (available(src, 1))
-        take_words(src, &w, 1);
+    struct peer *p = &mpb.peer[src];
+    if (__builtin_expect(!available(src, 1), 0))
+        return 0; /* not reached: port_poll named src */
+    unsigned pos = p->rx_pos;
+    uint64_t w = p->rx_ring[pos];
+    taken(src, 1, pos + 1 == mpb.ring_words ? 0 : pos + 1);
     return w;
 }
 
 int nocmsg_port_poll(int *src)
 {
-    int s = bit_next(mpb.ready, mpb.next);
-    if (s < 0) {
-        if (!refresh_heads())
-            return 0;
-        s = bit_next(mpb.ready, mpb.next);
-    }
+    if (!mpb.ready_count && !refresh_heads())
+        return 0;
+    int s = next_ready(mpb.next);
     mpb.next = s + 1 == mpb.n ? 0 : s + 1;
     *src = s;
     return 1;
@@ -592,8 +652,8 @@ int nocmsg_port_take(int src, uint64_t *word)
 
 void nocmsg_port_wait(int sending)
 {
-    publish_acks();
-    for (unsigned pause = PAUSE_FIRST;; pause = pause < PAUSE_MAX ? 2 * pause : PAUSE_MAX) {
+    report_before_wait();
+    for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause)) {
         if (refresh_heads())
             return;
         if (sending && refresh_acks())
