@@ -52,7 +52,9 @@ void test_env(void)
 
     const char *port = nocmsg_port_name();
     CHECK(port != NULL && port[0] != '\0', "nocmsg_port_name is empty");
-#ifdef NOCMSG_SIM
+#if defined(NOCMSG_SIM) && defined(NOCMSG_PORT_MPB)
+    const char *want_port = "mpb";
+#elif defined(NOCMSG_SIM)
     const char *want_port = "pimp";
 #else
     const char *want_port = "host";
