@@ -22,7 +22,9 @@
  *
  * Counts are 16 bits wide and compared modulo 2^16; rings hold fewer than 2^15 words. Waiting is polling the own
  * share's heads (and, while a send waits for room, its acks), with a pause between polls that grows while nothing
- * changes: each poll is a few accesses the simulator serves one by one, the pause is private instructions.
+ * changes. Each poll is a few accesses that the simulator serves one by one; the pause is a semihosting sleep
+ * (NOCMSG_SYS_SLEEP), which lets simulated time pass without simulating instructions, so a waiting rank costs the
+ * simulator little more than its polls (and its stall breakdown shows the pauses as sleep).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,10 +51,10 @@ struct peer {
     uint16_t rx_pos;                 /* slot of the next word to take from my ring from it */
 };
 
-/* Pause between polls while nothing changes, in rounds of the spin loop (4 cycles each): it starts short, so a wait
- * that ends soon costs little latency, and doubles up to the maximum (pause_max, longer for more ranks: a poll
- * reads more lines), so a long wait costs few accesses. */
-enum { PAUSE_FIRST = 2, PAUSE_BASE = 16 };
+/* Pause between polls while nothing changes, in cycles: it starts short, so a wait that ends soon costs little
+ * latency, and doubles up to pause_max (PAUSE_BASE plus PAUSE_PER_GROUP for every four ranks: a poll then reads
+ * more of the heads), so that polling takes a fraction of a long wait. */
+enum { PAUSE_FIRST = 16, PAUSE_BASE = 64, PAUSE_PER_GROUP = 16 };
 
 static struct {
     int me, n;
@@ -61,6 +63,7 @@ static struct {
     uint16_t ack_soon;   /* ... and before waiting (an eighth) */
     unsigned groups;     /* 8-byte words of the heads area in use: 4 counts each */
     unsigned pause_max;
+    uint64_t ns_per_cycle_q32; /* nanoseconds per core cycle, times 2^32 (for the sleeps) */
     const volatile uint64_t *heads; /* my heads area */
     const volatile uint64_t *acks;  /* my acks area */
     uint16_t *tail;      /* per peer, packed as the heads area: words taken of its stream to me */
@@ -257,10 +260,12 @@ static void take_words(int from, uint64_t *words, size_t k)
 
 /* ---- waiting ------------------------------------------------------------------------------------------------ */
 
-static inline void pause_rounds(unsigned rounds)
+/* Lets at least `cycles` cycles pass. */
+static void pause_cycles(unsigned cycles)
 {
-    for (unsigned i = rounds; i; i--)
-        __asm__ volatile("");
+    uint64_t ns = ((uint64_t)cycles * mpb.ns_per_cycle_q32 + 0xffffffffu) >> 32;
+    int64_t block[2] = {0, (int64_t)ns};
+    nocmsg_semihost(NOCMSG_SYS_SLEEP, block);
 }
 
 static inline unsigned pause_next(unsigned pause)
@@ -277,7 +282,7 @@ static int wait_for(int from)
     for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause), round++) {
         if (round % 4 == 3 ? refresh_heads() : (refresh_head(from), mpb.ready_count != 0))
             return is_ready(from);
-        pause_rounds(pause);
+        pause_cycles(pause);
     }
 }
 
@@ -418,7 +423,8 @@ int nocmsg_port_init(int *rank, int *size)
     mpb.ack_after = (uint16_t)(mpb.ring_words / 2 ? mpb.ring_words / 2 : 1);
     mpb.ack_soon = (uint16_t)(mpb.ring_words / 8 ? mpb.ring_words / 8 : 1);
     mpb.groups = (unsigned)(n + 3) / 4;
-    mpb.pause_max = PAUSE_BASE + 8 * (mpb.groups + 3) / 4;
+    mpb.pause_max = PAUSE_BASE + PAUSE_PER_GROUP * mpb.groups;
+    mpb.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
     mpb.bitmap_words = (unsigned)(n + 63) / 64;
     uintptr_t base = (uintptr_t)nocmsg_mpb(0), mine = base + (uintptr_t)me * share;
     mpb.heads = (const volatile uint64_t *)mine;
@@ -513,7 +519,7 @@ size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t 
             report_before_wait();
         if (round % 4 == 3 ? refresh_heads() : mpb.ready_count != 0)
             return from;
-        pause_rounds(pause);
+        pause_cycles(pause);
     }
 }
 
@@ -658,7 +664,7 @@ void nocmsg_port_wait(int sending)
             return;
         if (sending && refresh_acks())
             return;
-        pause_rounds(pause);
+        pause_cycles(pause);
     }
 }
 
