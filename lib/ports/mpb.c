@@ -5,8 +5,8 @@
  *
  * Every rank's MPB share is laid out the same way (n ranks, L-byte lines, S bytes per share):
  *
- *     heads  n x 16 bits, rounded up to whole lines: heads[s] = words rank s has written into my ring from s
- *     acks   n x 16 bits, rounded up to whole lines: acks[r] = words rank r has taken of my stream to r
+ *     heads  n counts, rounded up to whole lines: heads[s] = words rank s has written into my ring from s
+ *     acks   n counts, rounded up to whole lines: acks[r] = words rank r has taken of my stream to r
  *     rings  n rings of R = ((S - 2 x heads) / n rounded down to lines) bytes: ring[s] holds s's words to me
  *
  * A sender writes words into its ring in the receiver's share (remote stores, gathered a line at a time by the
@@ -20,7 +20,8 @@
  * has more than a ring's R/8 words unreported, so it never overwrites what the receiver has not taken; and a sender
  * whose ring is full has a report coming, since the receiver reports once it has taken half of what fills it.
  *
- * Counts are 16 bits wide and compared modulo 2^16; rings hold fewer than 2^15 words. Waiting is polling the own
+ * Counts are modulo 2^8 where rings hold fewer than 256 words (8 ranks or more on 16 KiB shares), else modulo 2^16,
+ * so that a poll reads 8 (or 4) counts with each 8-byte load: 64 ranks' heads are 2 lines. Waiting is polling the own
  * share's heads (and, while a send waits for room, its acks), with a pause between polls that grows while nothing
  * changes. Each poll is a few accesses that the simulator serves one by one; the pause is a semihosting sleep
  * (NOCMSG_SYS_SLEEP), which lets simulated time pass without simulating instructions, so a waiting rank costs the
@@ -40,8 +41,8 @@
  * slots of a ring. */
 struct peer {
     volatile uint64_t *tx_ring;      /* my ring in its share */
-    volatile uint16_t *tx_head;      /* its heads[me]: where I publish tx_count */
-    volatile uint16_t *rx_ack;       /* its acks[me]: where I report how much of its words I took */
+    volatile void *tx_head;          /* its heads[me]: where I publish tx_count */
+    volatile void *rx_ack;           /* its acks[me]: where I report how much of its words I took */
     const volatile uint64_t *rx_ring; /* its ring in my share */
     uint16_t tx_count;               /* words I have written into its ring */
     uint16_t tx_acked;               /* of those, how many it has taken (as last read from my acks[peer]) */
@@ -49,6 +50,7 @@ struct peer {
     uint16_t head;                   /* words it has published into my ring (as last read) */
     uint16_t acked;                  /* my count of its words taken, as last reported */
     uint16_t rx_pos;                 /* slot of the next word to take from my ring from it */
+    uint16_t tail;                   /* words of it I have taken */
 };
 
 /* Pause between polls while nothing changes, in cycles: it starts short, so a wait that ends soon costs little
@@ -61,12 +63,15 @@ static struct {
     uint16_t ring_words; /* words of a ring */
     uint16_t ack_after;  /* words taken from a peer after which they are reported at once (half a ring) */
     uint16_t ack_soon;   /* ... and before waiting (an eighth) */
-    unsigned groups;     /* 8-byte words of the heads area in use: 4 counts each */
+    unsigned count_bits; /* 8 or 16 */
+    unsigned lane_shift; /* log2 of the counts in 8 bytes (3 or 2) */
+    uint16_t count_mask; /* counts are modulo count_mask + 1 */
+    unsigned groups;     /* 8-byte words of the heads area in use */
     unsigned pause_max;
     uint64_t ns_per_cycle_q32; /* nanoseconds per core cycle, times 2^32 (for the sleeps) */
     const volatile uint64_t *heads; /* my heads area */
     const volatile uint64_t *acks;  /* my acks area */
-    uint16_t *tail;      /* per peer, packed as the heads area: words taken of its stream to me */
+    uint64_t *tails;     /* every peer's tail, packed as the heads area (groups words) */
     uint64_t *acks_seen; /* the acks area as last read (groups words) */
     uint64_t *ready;     /* bitmap: peers whose words I know of and have not taken */
     uint64_t *unacked;   /* bitmap: peers with ack_soon or more words taken that their acks[me] does not count */
@@ -129,11 +134,12 @@ static int next_ready(int from)
  * not yet taken become ready. */
 static void heads_changed(unsigned g, uint64_t h)
 {
-    uint64_t diff = h ^ ((const uint64_t *)(const void *)mpb.tail)[g];
-    for (unsigned lane = 0; diff; lane++, diff >>= 16, h >>= 16) {
-        if ((uint16_t)diff) {
-            int s = (int)(4 * g + lane); /* below n: the counts past n are never written, the tails never move */
-            mpb.peer[s].head = (uint16_t)h;
+    uint64_t diff = h ^ mpb.tails[g];
+    unsigned bits = mpb.count_bits;
+    for (unsigned lane = 0; diff; lane++, diff >>= bits, h >>= bits) {
+        if (diff & mpb.count_mask) {
+            int s = (int)((g << mpb.lane_shift) + lane); /* below n: counts past n are never written */
+            mpb.peer[s].head = (uint16_t)(h & mpb.count_mask);
             mark_ready(s);
         }
     }
@@ -143,22 +149,21 @@ static void heads_changed(unsigned g, uint64_t h)
 static int refresh_heads(void)
 {
     nocmsg_mpb_invalidate();
-    const uint64_t *tails = (const uint64_t *)(const void *)mpb.tail;
     for (unsigned g = 0; g < mpb.groups; g++) {
         uint64_t h = mpb.heads[g];
-        if (h != tails[g])
+        if (h != mpb.tails[g])
             heads_changed(g, h);
     }
     return mpb.ready_count != 0;
 }
 
-/* Reads afresh the count of words `from` has sent me (and the three others read with it). */
+/* Reads afresh the count of words `from` has sent me (and the others read with it). */
 static void refresh_head(int from)
 {
     nocmsg_mpb_invalidate();
-    unsigned g = (unsigned)from >> 2;
+    unsigned g = (unsigned)from >> mpb.lane_shift;
     uint64_t h = mpb.heads[g];
-    if (h != ((const uint64_t *)(const void *)mpb.tail)[g])
+    if (h != mpb.tails[g])
         heads_changed(g, h);
 }
 
@@ -166,10 +171,11 @@ static void refresh_head(int from)
 static void acks_read(unsigned g, uint64_t a)
 {
     mpb.acks_seen[g] = a;
-    for (unsigned lane = 0; lane < 4; lane++) {
-        int r = (int)(4 * g + lane);
+    unsigned lanes = 1u << mpb.lane_shift;
+    for (unsigned lane = 0; lane < lanes; lane++, a >>= mpb.count_bits) {
+        int r = (int)((g << mpb.lane_shift) + lane);
         if (r < mpb.n)
-            mpb.peer[r].tx_acked = (uint16_t)(a >> (16 * lane));
+            mpb.peer[r].tx_acked = (uint16_t)(a & mpb.count_mask);
     }
 }
 
@@ -190,11 +196,20 @@ static int refresh_acks(void)
 
 /* ---- reports ------------------------------------------------------------------------------------------------ */
 
+/* Stores a count into its slot (in another rank's share), as wide as counts are. */
+static inline void store_count(volatile void *slot, uint16_t count)
+{
+    if (mpb.count_bits == 8)
+        *(volatile uint8_t *)slot = (uint8_t)count;
+    else
+        *(volatile uint16_t *)slot = count;
+}
+
 /* Tells `from` how many of its words I have taken. */
 static void report(int from)
 {
-    uint16_t taken = mpb.tail[from];
-    *mpb.peer[from].rx_ack = taken;
+    uint16_t taken = mpb.peer[from].tail;
+    store_count(mpb.peer[from].rx_ack, taken);
     nocmsg_mpb_flush();
     mpb.peer[from].acked = taken;
     mpb.unacked[from >> 6] &= ~((uint64_t)1 << (from & 63));
@@ -215,7 +230,7 @@ static void report_before_wait(void)
 /* Words of `from` I know of and have not taken. */
 static inline size_t known(int from)
 {
-    return (uint16_t)(mpb.peer[from].head - mpb.tail[from]);
+    return (uint16_t)(mpb.peer[from].head - mpb.peer[from].tail) & mpb.count_mask;
 }
 
 /* Words of `from`, reading its count afresh if fewer than `want` are known. */
@@ -233,12 +248,14 @@ static inline size_t available(int from, size_t want)
 static inline void taken(int from, size_t k, unsigned pos)
 {
     struct peer *p = &mpb.peer[from];
-    uint16_t tail = (uint16_t)(mpb.tail[from] + k);
-    mpb.tail[from] = tail;
+    uint16_t tail = (uint16_t)(p->tail + k) & mpb.count_mask;
+    p->tail = tail;
+    unsigned g = (unsigned)from >> mpb.lane_shift, shift = ((unsigned)from & ((1u << mpb.lane_shift) - 1)) * mpb.count_bits;
+    mpb.tails[g] = (mpb.tails[g] & ~((uint64_t)mpb.count_mask << shift)) | (uint64_t)tail << shift;
     p->rx_pos = (uint16_t)pos;
     if (p->head == tail)
         clear_ready(from);
-    uint16_t unreported = (uint16_t)(tail - p->acked);
+    uint16_t unreported = (uint16_t)(tail - p->acked) & mpb.count_mask;
     if (unreported >= mpb.ack_after)
         report(from);
     else if (unreported >= mpb.ack_soon)
@@ -292,12 +309,12 @@ static int wait_for(int from)
 static inline size_t room(int to, size_t want)
 {
     struct peer *p = &mpb.peer[to];
-    size_t free_words = mpb.ring_words - (uint16_t)(p->tx_count - p->tx_acked);
+    size_t free_words = mpb.ring_words - ((uint16_t)(p->tx_count - p->tx_acked) & mpb.count_mask);
     if (free_words < want) {
         nocmsg_mpb_invalidate();
-        unsigned g = (unsigned)to >> 2;
+        unsigned g = (unsigned)to >> mpb.lane_shift;
         acks_read(g, mpb.acks[g]);
-        free_words = mpb.ring_words - (uint16_t)(p->tx_count - p->tx_acked);
+        free_words = mpb.ring_words - ((uint16_t)(p->tx_count - p->tx_acked) & mpb.count_mask);
     }
     return free_words < want ? free_words : want;
 }
@@ -308,14 +325,14 @@ static inline void put_word(struct peer *p, uint64_t w)
     unsigned pos = p->tx_pos;
     p->tx_ring[pos] = w;
     p->tx_pos = (uint16_t)(pos + 1 == mpb.ring_words ? 0 : pos + 1);
-    p->tx_count++;
+    p->tx_count = (uint16_t)(p->tx_count + 1) & mpb.count_mask;
 }
 
 /* Publishes what was written into p's ring: its count, after the data (the buffer goes out before the count enters
  * it), flushed so that it is on its way now. */
 static inline void publish(struct peer *p)
 {
-    *p->tx_head = p->tx_count;
+    store_count(p->tx_head, p->tx_count);
     nocmsg_mpb_flush();
 }
 
@@ -332,12 +349,12 @@ static void put_words(struct peer *p, const uint64_t *words, size_t k)
             pos = 0;
         if (++chunk == mpb.ack_after && i + 1 < k) {
             chunk = 0;
-            p->tx_count = (uint16_t)(base + i + 1);
+            p->tx_count = (uint16_t)(base + i + 1) & mpb.count_mask;
             publish(p);
         }
     }
     p->tx_pos = (uint16_t)pos;
-    p->tx_count = (uint16_t)(base + k);
+    p->tx_count = (uint16_t)(base + k) & mpb.count_mask;
 }
 
 /* Words [from, from + k) of a `bytes`-byte message at buf (any alignment), into p's ring (room known). */
@@ -387,7 +404,7 @@ static inline void put_aligned(struct peer *p, int with_header, uint64_t header,
 {
     volatile uint64_t *ring = p->tx_ring;
     unsigned pos = p->tx_pos, end = mpb.ring_words;
-    p->tx_count = (uint16_t)(p->tx_count + k + (with_header != 0));
+    p->tx_count = (uint16_t)(p->tx_count + k + (with_header != 0)) & mpb.count_mask;
     if (with_header) {
         ring[pos] = header;
         if (++pos == end)
@@ -412,36 +429,44 @@ int nocmsg_port_init(int *rank, int *size)
     *size = n;
     if (mpb.peer) /* the state lives on after finalize: the counts in the MPBs do too */
         return mpb.n == n ? NOCMSG_SUCCESS : NOCMSG_ERR_INTERN;
-    size_t line = nocmsg_mpb_line_bytes(), share = nocmsg_mpb_bytes();
-    size_t ctrl = ((size_t)(2 * n) + line - 1) / line * line;
-    size_t ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;
-    if (ring < line || ring / 8 >= 32768)
-        return NOCMSG_ERR_INTERN; /* no room for a line per sender (or a ring too large for 16-bit counts) */
+    /* Byte counts if the rings then hold fewer than 256 words, else 16-bit ones. */
+    size_t line = nocmsg_mpb_line_bytes(), share = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
+    for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
+        ctrl = ((size_t)n * count_bytes + line - 1) / line * line;
+        ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;
+        if (ring / 8 < ((size_t)1 << (8 * count_bytes)))
+            break;
+    }
+    if (ring < line || count_bytes > 2)
+        return NOCMSG_ERR_INTERN; /* no room for a line per sender (or rings too large for 16-bit counts) */
     mpb.me = me;
     mpb.n = n;
+    mpb.count_bits = 8 * (unsigned)count_bytes;
+    mpb.lane_shift = count_bytes == 1 ? 3 : 2;
+    mpb.count_mask = (uint16_t)((1u << mpb.count_bits) - 1);
     mpb.ring_words = (uint16_t)(ring / 8);
     mpb.ack_after = (uint16_t)(mpb.ring_words / 2 ? mpb.ring_words / 2 : 1);
     mpb.ack_soon = (uint16_t)(mpb.ring_words / 8 ? mpb.ring_words / 8 : 1);
-    mpb.groups = (unsigned)(n + 3) / 4;
+    mpb.groups = (unsigned)(n + (1 << mpb.lane_shift) - 1) >> mpb.lane_shift;
     mpb.pause_max = PAUSE_BASE + PAUSE_PER_GROUP * mpb.groups;
     mpb.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
     mpb.bitmap_words = (unsigned)(n + 63) / 64;
     uintptr_t base = (uintptr_t)nocmsg_mpb(0), mine = base + (uintptr_t)me * share;
     mpb.heads = (const volatile uint64_t *)mine;
     mpb.acks = (const volatile uint64_t *)(mine + ctrl);
-    mpb.tail = calloc(4 * (size_t)mpb.groups, sizeof *mpb.tail);
+    mpb.tails = calloc(mpb.groups, sizeof *mpb.tails);
     mpb.acks_seen = calloc(mpb.groups, sizeof *mpb.acks_seen);
     mpb.ready = calloc(mpb.bitmap_words, sizeof *mpb.ready);
     mpb.unacked = calloc(mpb.bitmap_words, sizeof *mpb.unacked);
     mpb.peer = calloc((size_t)n, sizeof *mpb.peer);
-    if (!mpb.tail || !mpb.acks_seen || !mpb.ready || !mpb.unacked || !mpb.peer)
+    if (!mpb.tails || !mpb.acks_seen || !mpb.ready || !mpb.unacked || !mpb.peer)
         return NOCMSG_ERR_NO_MEM;
     for (int r = 0; r < n; r++) {
         uintptr_t theirs = base + (uintptr_t)r * share;
         struct peer *p = &mpb.peer[r];
         p->tx_ring = (volatile uint64_t *)(theirs + 2 * ctrl + (uintptr_t)me * ring);
-        p->tx_head = (volatile uint16_t *)(theirs + 2 * (uintptr_t)me);
-        p->rx_ack = (volatile uint16_t *)(theirs + ctrl + 2 * (uintptr_t)me);
+        p->tx_head = (volatile void *)(theirs + count_bytes * (uintptr_t)me);
+        p->rx_ack = (volatile void *)(theirs + ctrl + count_bytes * (uintptr_t)me);
         p->rx_ring = (const volatile uint64_t *)(mine + 2 * ctrl + (uintptr_t)r * ring);
     }
     return NOCMSG_SUCCESS;
