@@ -57,6 +57,9 @@ struct peer {
  * latency, and doubles up to pause_max (PAUSE_BASE plus PAUSE_PER_GROUP for every four ranks: a poll then reads
  * more of the heads), so that polling takes a fraction of a long wait. */
 enum { PAUSE_FIRST = 16, PAUSE_BASE = 64, PAUSE_PER_GROUP = 16 };
+/* Waits in the middle of a packet (for the rest of it, or for room to send the rest) end soon: their pauses stay
+ * short. */
+enum { PAUSE_MID_PACKET = 32 };
 
 static struct {
     int me, n;
@@ -290,13 +293,18 @@ static inline unsigned pause_next(unsigned pause)
     return pause < mpb.pause_max ? 2 * pause : mpb.pause_max;
 }
 
+static inline unsigned pause_next_mid_packet(unsigned pause)
+{
+    return pause < PAUSE_MID_PACKET ? 2 * pause : PAUSE_MID_PACKET;
+}
+
 /* Waits until `from` has words (1) or, first, another peer has (0). Polls from's count every time and the whole
  * heads area every fourth time (with many ranks it is several lines). */
 static int wait_for(int from)
 {
     report_before_wait();
     unsigned round = 0;
-    for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause), round++) {
+    for (unsigned pause = PAUSE_FIRST;; pause = pause_next_mid_packet(pause), round++) {
         if (round % 4 == 3 ? refresh_heads() : (refresh_head(from), mpb.ready_count != 0))
             return is_ready(from);
         pause_cycles(pause);
@@ -532,7 +540,7 @@ size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t 
 {
     size_t words = (bytes + 7) / 8;
     unsigned round = 0;
-    for (unsigned pause = PAUSE_FIRST;; pause = pause_next(pause), round++) {
+    for (unsigned pause = PAUSE_FIRST;; pause = pause_next_mid_packet(pause), round++) {
         size_t at = nocmsg_port_push_bytes(dest, buf, bytes, from);
         if (at != from)
             pause = PAUSE_FIRST;

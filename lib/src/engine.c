@@ -812,8 +812,14 @@ __attribute__((noinline)) int nocmsg_engine_rdv_send(int to, int ctx, int tag, c
      * nothing arrives; when words arrive on a full FIFO, the engine takes the rest (it drains them meanwhile). */
     size_t at = 0, words = (bytes + 7) / 8;
     int head_sent = 0;
+#ifdef NOCMSG_PORT_MPB
+    /* One publication for the two header words (on the MPB each push is a write to the receiver's MPB). */
+    uint64_t data_head[2] = {MAKE_HDR(PK_DATA, 0, 0, 0), extra[1]};
+    if ((head_sent = (int)nocmsg_port_push(to, data_head, 2)) == 2) {
+#else
     if (nocmsg_port_push1(to, MAKE_HDR(PK_DATA, 0, 0, 0)) && ++head_sent && nocmsg_port_push1(to, extra[1])) {
         head_sent++;
+#endif
         at = nocmsg_port_stream_bytes(to, buf, bytes, 0);
         if (__builtin_expect(at == words, 1))
             return NOCMSG_SUCCESS;
@@ -945,11 +951,17 @@ __attribute__((noinline)) int nocmsg_engine_rdv_recv(int src, uint64_t h, void *
     size_t took = 0;
     if (nocmsg_port_take(src, &bytes64) && ++took && nocmsg_port_take(src, &sender_req))
         took++;
-    /* The CTS at once, word by word. */
+    /* The CTS at once, word by word (on the MPB in one push: one publication). */
     size_t k = 0;
+#ifdef NOCMSG_PORT_MPB
+    uint64_t cts[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), sender_req, (uint64_t)(uintptr_t)&eng.lean_rx};
+    if (__builtin_expect(took == 2, 1))
+        k = nocmsg_port_push(src, cts, 3);
+#else
     if (__builtin_expect(took == 2, 1) && nocmsg_port_push1(src, MAKE_HDR(PK_CTS, 0, 0, 0)) && ++k &&
         nocmsg_port_push1(src, sender_req) && ++k && nocmsg_port_push1(src, (uint64_t)(uintptr_t)&eng.lean_rx))
         k++;
+#endif
     struct lean_args *a = &eng.lean_args;
     a->src = src;
     a->h = h;

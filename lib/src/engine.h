@@ -108,6 +108,11 @@ int nocmsg_engine_rdv_recv(int src, uint64_t h, void *buf, size_t cap, nocmsg_co
  * three words the port took. */
 static inline size_t nocmsg_engine_rts_push(int to, int ctx, int tag, size_t bytes)
 {
+#ifdef NOCMSG_PORT_MPB
+    /* On the MPB every push publishes its words with a write to the receiver's MPB: one push, one publication. */
+    uint64_t rts[3] = {MAKE_HDR(PK_RTS, ctx, tag, 0), (uint64_t)bytes, (uint64_t)(uintptr_t)&nocmsg_eng.lean_tx};
+    return nocmsg_port_push(to, rts, 3);
+#endif
     if (!nocmsg_port_push1(to, MAKE_HDR(PK_RTS, ctx, tag, 0)))
         return 0;
     if (!nocmsg_port_push1(to, (uint64_t)bytes))
