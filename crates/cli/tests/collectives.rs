@@ -1,6 +1,7 @@
 //! libnocmsg's collectives suite (`tests/coll`, see its README) on both ports: built once with `bin/nocmsg-cc` for
 //! the simulated PIMP chips and once with `bin/nocmsg-cc-native`, then run natively on 1 to 9 ranks (powers of two
-//! and not) and on every core of pimp-2x2, pimp-3x3 and pimp-4x4. The suite checks every algorithm of every
+//! and not) and on every core of pimp-2x2, pimp-3x3 and pimp-4x4, and built for the MPB port (`--chip mpb-2x2`) on
+//! the 4 cores of mpb-2x2. The suite checks every algorithm of every
 //! collective operation against a naive reference computed on each rank, so a run passes only if all of them agree
 //! with MPI's semantics; these tests assert that it passed and that rank 0 said so, and nothing else was printed.
 //!
@@ -17,6 +18,8 @@ const SUMMARY_PREFIX: &str = "libnocmsg collectives: ";
 
 struct Builds {
     sim: PathBuf,
+    /// For the MPB chips (lib/ports/mpb.c).
+    sim_mpb: PathBuf,
     native: PathBuf,
 }
 
@@ -25,13 +28,17 @@ fn builds() -> &'static Builds {
     static BUILDS: OnceLock<Builds> = OnceLock::new();
     BUILDS.get_or_init(|| {
         let dir = scratch("collectives");
-        let builds = Builds { sim: dir.join("coll.elf"), native: dir.join("coll") };
-        for (wrapper, out) in [("nocmsg-cc", &builds.sim), ("nocmsg-cc-native", &builds.native)] {
+        let builds = Builds { sim: dir.join("coll.elf"), sim_mpb: dir.join("coll-mpb.elf"), native: dir.join("coll") };
+        for (wrapper, flags, out) in [
+            ("nocmsg-cc", &[][..], &builds.sim),
+            ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.sim_mpb),
+            ("nocmsg-cc-native", &[][..], &builds.native),
+        ] {
             let cc = root().join("bin").join(wrapper);
             assert!(cc.exists(), "{} does not exist: the collectives suite needs it", cc.display());
             run_checked(
-                Command::new(&cc).args(["-O2", "-Wall"]).args(c_sources("tests/coll")).arg("-o").arg(out),
-                &format!("{wrapper} tests/coll/*.c"),
+                Command::new(&cc).args(["-O2", "-Wall"]).args(flags).args(c_sources("tests/coll")).arg("-o").arg(out),
+                &format!("{wrapper} {} tests/coll/*.c", flags.join(" ")),
             );
         }
         builds
@@ -66,10 +73,11 @@ fn native_passes(ranks: usize) {
 }
 
 /// `nocmsg run` on every core of a chip: success, and exactly rank 0's two lines on the console. `max_cycles` is
-/// about four times what a passing run takes (0.34G, 0.60G and 0.88G cycles on pimp-2x2, 3x3 and 4x4), so a hang
-/// ends as a failure instead of a stuck test.
+/// about four times what a passing run takes (0.34G, 0.60G and 0.88G cycles on pimp-2x2, 3x3 and 4x4, 0.40G on
+/// mpb-2x2), so a hang ends as a failure instead of a stuck test. MPB chips run the MPB build.
 fn simulated_passes(chip_name: &str, cores: usize, max_cycles: u64) {
-    let suite = builds().sim.display().to_string();
+    let build = if chip_name.starts_with("mpb-") { &builds().sim_mpb } else { &builds().sim };
+    let suite = build.display().to_string();
     let out = nocmsg(&["run", "--chip", &chip(chip_name), "--max-cycles", &max_cycles.to_string(), &suite]);
     let what = format!("{chip_name}, {cores} cores");
     assert!(out.status.success(), "{what}: the suite failed\n{}", show(&out));
@@ -89,6 +97,11 @@ fn collectives_pass_natively_on_1_to_9_ranks() {
 #[test]
 fn collectives_pass_on_the_4_cores_of_pimp_2x2() {
     simulated_passes("pimp-2x2", 4, 1_500_000_000);
+}
+
+#[test]
+fn collectives_pass_on_the_4_cores_of_mpb_2x2() {
+    simulated_passes("mpb-2x2", 4, 1_600_000_000);
 }
 
 #[test]

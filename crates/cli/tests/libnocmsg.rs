@@ -4,6 +4,10 @@
 //! (which depends only on the number of ranks) must be the same natively and simulated: a differential test of the
 //! two ports.
 //!
+//! The same suite built for the MPB port (`bin/nocmsg-cc --chip mpb-2x2`: lib/ports/mpb.c) runs on the 4 cores of
+//! mpb-2x2 (16-bit counts, rings of 4 KiB) and on 8 cores of mpb-8x8 (byte counts, rings of 2 KiB), and must give the
+//! native checksums of 4 and 8 ranks.
+//!
 //! The simulated suite also runs on pimp-2x2 built with `-DNOCMSG_NO_INLINE`, so the library's own paths are
 //! checked as well as the inline fast paths of `nocmsg_inline.h`; the ping-pong benchmark's cycle counts on
 //! pimp-4x4 are pinned by a golden file and held to PIMP's published round trip and to issue 14's bounds, and every
@@ -25,6 +29,8 @@ struct Builds {
     sim: PathBuf,
     /// Simulated, with the inline fast paths turned off.
     sim_no_inline: PathBuf,
+    /// Simulated, for the MPB chips (lib/ports/mpb.c).
+    sim_mpb: PathBuf,
     native: PathBuf,
 }
 
@@ -36,11 +42,13 @@ fn builds() -> &'static Builds {
         let builds = Builds {
             sim: dir.join("suite.elf"),
             sim_no_inline: dir.join("suite-no-inline.elf"),
+            sim_mpb: dir.join("suite-mpb.elf"),
             native: dir.join("suite"),
         };
         for (wrapper, flags, out) in [
             ("nocmsg-cc", &[][..], &builds.sim),
             ("nocmsg-cc", &["-DNOCMSG_NO_INLINE"][..], &builds.sim_no_inline),
+            ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.sim_mpb),
             ("nocmsg-cc-native", &[][..], &builds.native),
         ] {
             let cc = root().join("bin").join(wrapper);
@@ -68,18 +76,23 @@ fn native(ranks: usize) -> &'static Output {
 }
 
 /// `nocmsg run` on every core of a chip, once per test run and chip (`pimp-2x2-no-inline`: pimp-2x2 running the
-/// build without inline fast paths).
+/// build without inline fast paths; the MPB chips run the MPB build, mpb-8x8 on its first 8 cores).
 fn simulated(chip_name: &str) -> &'static Output {
-    static RUNS: [OnceLock<Output>; 3] = [const { OnceLock::new() }; 3];
+    static RUNS: [OnceLock<Output>; 5] = [const { OnceLock::new() }; 5];
     let (slot, extra): (usize, &[&str]) = match chip_name {
         "pimp-2x2" => (0, &[]),
         "pimp-4x4" => (1, &["--max-cycles", "2000000000"]),
         "pimp-2x2-no-inline" => (2, &[]),
+        // About 40M cycles; 0.2G stops a hang soon.
+        "mpb-2x2" => (3, &["--max-cycles", "200000000"]),
+        // About 45M cycles.
+        "mpb-8x8" => (4, &["-n", "8", "--max-cycles", "300000000"]),
         other => panic!("no run set up for chip {other}"),
     };
     RUNS[slot].get_or_init(|| {
         let (c, build) = match chip_name.strip_suffix("-no-inline") {
             Some(name) => (chip(name), &builds().sim_no_inline),
+            None if chip_name.starts_with("mpb-") => (chip(chip_name), &builds().sim_mpb),
             None => (chip(chip_name), &builds().sim),
         };
         let suite = build.display().to_string();
@@ -156,11 +169,19 @@ fn suite_passes_on_pimp_2x2_without_the_inline_fast_paths() {
 }
 
 #[test]
+fn suite_passes_on_the_mpb_port_on_mpb_2x2_and_8_cores_of_mpb_8x8() {
+    simulated_passed("mpb-2x2", 4);
+    simulated_passed("mpb-8x8", 8);
+}
+
+#[test]
 fn random_pattern_checksums_agree_between_native_and_simulated() {
     // Same rank count, same messages, same bytes: the ports must deliver identical contents.
     assert_eq!(native_passed(4), simulated_passed("pimp-2x2", 4), "4 ranks: native vs pimp-2x2");
     assert_eq!(native_passed(4), simulated_passed("pimp-2x2-no-inline", 4), "4 ranks: native vs pimp-2x2 without inlining");
     assert_eq!(native_passed(16), simulated_passed("pimp-4x4", 16), "16 ranks: native vs pimp-4x4");
+    assert_eq!(native_passed(4), simulated_passed("mpb-2x2", 4), "4 ranks: native vs mpb-2x2");
+    assert_eq!(native_passed(8), simulated_passed("mpb-8x8", 8), "8 ranks: native vs 8 cores of mpb-8x8");
 }
 
 /// bench/micro/pingpong on pimp-4x4 up to 1 KiB (past the eager limit of 512 B, so the rendezvous handshake is in),

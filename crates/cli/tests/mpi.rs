@@ -1,9 +1,10 @@
 //! The MPI differential test set (`tests/mpi`, see its README): plain MPI C programs whose output must be the same
-//! under any correct MPI. Each is built three ways (Debian's MPICH with `mpicc.mpich`, libnocmsg natively with
-//! `bin/nocmsg-cc-native`, libnocmsg for the simulated chips with `bin/nocmsg-cc`), run on 4 ranks three ways
-//! (`mpirun.mpich`, `nocmsg native`, `nocmsg run` on pimp-4x4), and all three outputs must equal the program's
-//! `.expected` file, which is MPICH's output on 4 ranks. A few programs also run on 16 ranks, natively and on the
-//! 16 cores of pimp-4x4, and must end with their `done` line and report no failure.
+//! under any correct MPI. Each is built four ways (Debian's MPICH with `mpicc.mpich`, libnocmsg natively with
+//! `bin/nocmsg-cc-native`, libnocmsg for the simulated PIMP chips with `bin/nocmsg-cc` and for the MPB chips with
+//! `bin/nocmsg-cc --chip mpb-2x2`), run on 4 ranks four ways (`mpirun.mpich`, `nocmsg native`, `nocmsg run` on
+//! pimp-4x4 and on mpb-2x2), and all four outputs must equal the program's `.expected` file, which is MPICH's output
+//! on 4 ranks. A few programs also run on 16 ranks, natively, on the 16 cores of pimp-4x4 and on 16 cores of mpb-8x8,
+//! and must end with their `done` line and report no failure; ring also on all 64 cores of mpb-8x8.
 //!
 //! One test per program, so a failure names it; each binary is built once per test run, the first time a test
 //! needs it. Nothing is skipped: without MPICH the tests fail and say how to install it. One more test holds
@@ -32,16 +33,20 @@ enum Mpi {
     Native,
     /// libnocmsg on a simulated chip: `bin/nocmsg-cc`, `nocmsg run --chip chips/pimp-4x4.toml`.
     Simulated,
+    /// libnocmsg's MPB port on a simulated MPB chip: `bin/nocmsg-cc --chip mpb-2x2`, `nocmsg run` on mpb-2x2 (up to
+    /// 4 ranks) or mpb-8x8.
+    SimulatedMpb,
 }
 
 impl Mpi {
-    const ALL: [Mpi; 3] = [Mpi::Mpich, Mpi::Native, Mpi::Simulated];
+    const ALL: [Mpi; 4] = [Mpi::Mpich, Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb];
 
     fn name(self) -> &'static str {
         match self {
             Mpi::Mpich => "MPICH (mpirun.mpich)",
             Mpi::Native => "nocmsg native",
             Mpi::Simulated => "nocmsg run on pimp-4x4",
+            Mpi::SimulatedMpb => "nocmsg run on mpb-2x2 (mpb-8x8 past 4 ranks)",
         }
     }
 
@@ -50,6 +55,7 @@ impl Mpi {
             Mpi::Mpich => "mpich",
             Mpi::Native => "native",
             Mpi::Simulated => "elf",
+            Mpi::SimulatedMpb => "mpb.elf",
         }
     }
 }
@@ -90,10 +96,11 @@ fn binary(program: &str, mpi: Mpi) -> &'static Path {
         let compiler = match mpi {
             Mpi::Mpich => mpich_tool("mpicc.mpich"),
             Mpi::Native => root().join("bin/nocmsg-cc-native"),
-            Mpi::Simulated => root().join("bin/nocmsg-cc"),
+            Mpi::Simulated | Mpi::SimulatedMpb => root().join("bin/nocmsg-cc"),
         };
+        let chip_args: &[&str] = if mpi == Mpi::SimulatedMpb { &["--chip", "mpb-2x2"] } else { &[] };
         run_checked(
-            Command::new(&compiler).args(CFLAGS).arg(&source).arg("-o").arg(&out).arg("-lm"),
+            Command::new(&compiler).args(chip_args).args(CFLAGS).arg(&source).arg("-o").arg(&out).arg("-lm"),
             &format!("{program}.c for {}: {}", mpi.name(), compiler.display()),
         );
         out
@@ -126,6 +133,15 @@ fn run(program: &str, mpi: Mpi, ranks: usize) -> Output {
         Mpi::Simulated => {
             let mut cmd = nocmsg();
             cmd.args(["run", "--chip", &chip("pimp-4x4"), "-n", &n, "--no-prefix"])
+                .args(["--max-cycles", &SIM_MAX_CYCLES.to_string()])
+                .arg(exe);
+            cmd
+        }
+        Mpi::SimulatedMpb => {
+            // Collectives on 16 cores take 0.1G cycles on mpb-8x8, ring on 64 cores 6.5M.
+            let mpb_chip = if ranks <= 4 { "mpb-2x2" } else { "mpb-8x8" };
+            let mut cmd = nocmsg();
+            cmd.args(["run", "--chip", &chip(mpb_chip), "-n", &n, "--no-prefix"])
                 .args(["--max-cycles", &SIM_MAX_CYCLES.to_string()])
                 .arg(exe);
             cmd
@@ -188,9 +204,10 @@ fn expected_output(program: &str) -> String {
     expected
 }
 
-/// What is wrong with the program's runs on 4 ranks natively and on pimp-4x4, one report per run that differs.
+/// What is wrong with the program's runs on 4 ranks natively, on pimp-4x4 and on mpb-2x2, one report per run that
+/// differs.
 fn nocmsg_mismatches(program: &str, expected: &str) -> Vec<String> {
-    [Mpi::Native, Mpi::Simulated].iter().filter_map(|&m| mismatch(program, m, expected)).collect()
+    [Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb].iter().filter_map(|&m| mismatch(program, m, expected)).collect()
 }
 
 /// The program's output on 4 ranks under MPICH, nocmsg native and nocmsg on pimp-4x4 equals its `.expected`.
@@ -212,20 +229,25 @@ fn same_output_on_nocmsg(program: &str) {
     assert!(reports.is_empty(), "{program}: nocmsg differs from its golden file\n\n{}", reports.join("\n"));
 }
 
-/// On 16 ranks (natively, and on all 16 cores of pimp-4x4) the program passes: success, its `done` line last, no
-/// failure report. The other lines may differ from the 4-rank golden file.
+/// On 16 ranks (natively, on all 16 cores of pimp-4x4 and on 16 cores of mpb-8x8) the program passes: success, its
+/// `done` line last, no failure report. The other lines may differ from the 4-rank golden file.
 fn passes_on_16_ranks(program: &str) {
+    passes_on(program, 16, &[Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb]);
+}
+
+/// passes_on_16_ranks for any number of ranks and implementations.
+fn passes_on(program: &str, ranks: usize, mpis: &[Mpi]) {
     let done = format!("{program}: done");
     let mut reports = Vec::new();
-    for mpi in [Mpi::Native, Mpi::Simulated] {
-        let out = run(program, mpi, 16);
+    for &mpi in mpis {
+        let out = run(program, mpi, ranks);
         let stdout = text(&out.stdout);
         let ok = out.status.success() && stdout.lines().last() == Some(done.as_str()) && !stdout.contains("FAIL");
         if !ok {
-            reports.push(format!("==== {program} on 16 ranks, {} ====\n{}", mpi.name(), show(&out)));
+            reports.push(format!("==== {program} on {ranks} ranks, {} ====\n{}", mpi.name(), show(&out)));
         }
     }
-    assert!(reports.is_empty(), "{program} fails on 16 ranks\n\n{}", reports.join("\n"));
+    assert!(reports.is_empty(), "{program} fails on {ranks} ranks\n\n{}", reports.join("\n"));
 }
 
 /// The programs of `tests/mpi` (each with a `.c` and a `.expected` file): one test each, and the list `PROGRAMS`.
@@ -297,6 +319,13 @@ fn nbc_on_16_ranks() {
 #[test]
 fn jacobi_on_16_ranks() {
     passes_on_16_ranks("jacobi");
+}
+
+/// The MPB port with the smallest rings it has (224 bytes per sender) and byte counts: ring's token rounds, shifts
+/// and the 4000-byte block carried all the way around, on all 64 cores of mpb-8x8 (about 5 s).
+#[test]
+fn ring_on_the_64_cores_of_mpb_8x8() {
+    passes_on("ring", 64, &[Mpi::SimulatedMpb]);
 }
 
 #[test]

@@ -182,7 +182,13 @@ fn address_table_program(names: &[String]) -> String {
 /// Compiles and links C sources with one of the wrappers in bin/; on failure, the test fails with the MPI functions
 /// the linker found undefined, or else with the whole output.
 fn build(wrapper: &str, sources: &[&Path], out: &Path) {
+    build_for(wrapper, &[], sources, out)
+}
+
+/// build, with arguments for the wrapper first (`--chip mpb-2x2`: the MPB port).
+fn build_for(wrapper: &str, wrapper_args: &[&str], sources: &[&Path], out: &Path) {
     let result = Command::new(root().join("bin").join(wrapper))
+        .args(wrapper_args)
         .args(["-O0", "-g"])
         .args(sources)
         .arg("-o")
@@ -203,12 +209,16 @@ fn build(wrapper: &str, sources: &[&Path], out: &Path) {
 }
 
 fn link_every_declared_function(wrapper: &str, out_name: &str) -> PathBuf {
+    link_every_declared_function_for(wrapper, &[], out_name)
+}
+
+fn link_every_declared_function_for(wrapper: &str, wrapper_args: &[&str], out_name: &str) -> PathBuf {
     let names = all_declared();
     let dir = scratch(&format!("mpi-api-{out_name}"));
     let source = dir.join("table.c");
     std::fs::write(&source, address_table_program(&names)).unwrap();
     let out = dir.join(out_name);
-    build(wrapper, &[&source], &out);
+    build_for(wrapper, wrapper_args, &[&source], &out);
     out
 }
 
@@ -223,6 +233,11 @@ fn every_declared_function_links_natively() {
 #[test]
 fn every_declared_function_links_for_the_simulator() {
     link_every_declared_function("nocmsg-cc", "table.elf");
+}
+
+#[test]
+fn every_declared_function_links_for_the_mpb_port() {
+    link_every_declared_function_for("nocmsg-cc", &["--chip", "mpb-2x2"], "table-mpb.elf");
 }
 
 /// Calls unsupported functions under MPI_ERRORS_RETURN, and a predefined callback that is real.

@@ -1,0 +1,152 @@
+//! libnocmsg's ports under load (`tests/port/port.c`, see tests/port/README.md), and how `bin/nocmsg-cc` picks the
+//! port from the chip.
+//!
+//! The stress program checks, through the public API, what every port must get right: sizes around words and lines
+//! (0, 1, 31, 32, 33 bytes, 8 KiB and 8 KiB + 1), a stream many times round the receive ring, a late receiver whose
+//! sender must wait for room, large messages both ways at once, and all ranks sending to one. Its output depends only
+//! on the number of ranks, so it must be the same natively, on the PIMP port and on the MPB port (lib/ports/mpb.c):
+//! on 4 ranks (mpb-2x2: 16-bit counts, 4 KiB rings), 2 ranks (8 KiB rings) and all 64 cores of mpb-8x8 (byte counts,
+//! 224-byte rings: the stream wraps hundreds of times, and 63 ranks send to rank 0), where it is compared with
+//! pimp-8x8.
+
+mod common;
+use common::*;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+struct Builds {
+    pimp: PathBuf,
+    mpb: PathBuf,
+    native: PathBuf,
+}
+
+/// Builds the program once per test run: for the PIMP chips, for the MPB chips, natively.
+fn builds() -> &'static Builds {
+    static BUILDS: OnceLock<Builds> = OnceLock::new();
+    BUILDS.get_or_init(|| {
+        let dir = scratch("port");
+        let builds = Builds { pimp: dir.join("port.elf"), mpb: dir.join("port-mpb.elf"), native: dir.join("port") };
+        let source = root().join("tests/port/port.c");
+        for (wrapper, flags, out) in [
+            ("nocmsg-cc", &[][..], &builds.pimp),
+            ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.mpb),
+            ("nocmsg-cc-native", &[][..], &builds.native),
+        ] {
+            run_checked(
+                Command::new(root().join("bin").join(wrapper)).args(flags).args(["-O2", "-Wall", "-Wextra"]).arg(&source).arg("-o").arg(out),
+                &format!("{wrapper} {} tests/port/port.c", flags.join(" ")),
+            );
+        }
+        builds
+    })
+}
+
+fn nocmsg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(root()).output().expect("nocmsg runs")
+}
+
+/// `nocmsg run` of the build for the chip's port on `cores` cores (all of them: None) with the given sections.
+fn simulated(chip_name: &str, cores: Option<usize>, sections: &[&str]) -> Output {
+    let build = if chip_name.starts_with("mpb-") { &builds().mpb } else { &builds().pimp };
+    let c = chip(chip_name);
+    let n = cores.map(|n| n.to_string());
+    let mut args = vec!["run", "--chip", c.as_str(), "--no-prefix", "--max-cycles", "1000000000"];
+    if let Some(n) = &n {
+        args.extend(["-n", n.as_str()]);
+    }
+    let elf = build.display().to_string();
+    args.push(&elf);
+    args.extend(sections);
+    nocmsg(&args)
+}
+
+fn native(ranks: usize) -> Output {
+    nocmsg(&["native", "-n", &ranks.to_string(), "--timeout", "120", &builds().native.display().to_string()])
+}
+
+/// The output of a run that passed: success, no failure report, the summary line last.
+fn passed(out: &Output, what: &str, ranks: usize) -> String {
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{what}: failed\n{}", show(out));
+    assert!(!stdout.contains("FAIL"), "{what}: failure reports\n{}", show(out));
+    let summary = format!("port: {ranks} ranks, all checks passed");
+    assert_eq!(stdout.lines().last(), Some(summary.as_str()), "{what}: the summary line is not last\n{}", show(out));
+    stdout
+}
+
+#[test]
+fn stress_gives_the_same_output_natively_on_pimp_2x2_and_on_mpb_2x2() {
+    let native = passed(&native(4), "native, 4 ranks", 4);
+    assert_eq!(native.lines().count(), 6, "a line per section and the summary\n{native}");
+    let pimp = passed(&simulated("pimp-2x2", None, &[]), "pimp-2x2", 4);
+    let mpb = passed(&simulated("mpb-2x2", None, &[]), "mpb-2x2", 4);
+    assert_eq!(pimp, native, "pimp-2x2 and native differ");
+    assert_eq!(mpb, native, "mpb-2x2 and native differ");
+}
+
+#[test]
+fn stress_passes_on_2_ranks_of_mpb_2x2_with_the_largest_rings() {
+    let native = passed(&native(2), "native, 2 ranks", 2);
+    let mpb = passed(&simulated("mpb-2x2", Some(2), &[]), "mpb-2x2, 2 cores", 2);
+    assert_eq!(mpb, native, "2 cores of mpb-2x2 and native differ");
+}
+
+/// About 6 s on the MPB chip: 63 senders share each receiver's 16 KiB.
+#[test]
+fn all_to_one_and_the_smallest_rings_on_the_64_cores_of_mpb_8x8() {
+    let sections = ["wrap", "slow", "all2one"];
+    let mpb = passed(&simulated("mpb-8x8", None, &sections), "mpb-8x8, 64 cores", 64);
+    let pimp = passed(&simulated("pimp-8x8", None, &sections), "pimp-8x8, 64 cores", 64);
+    assert_eq!(mpb, pimp, "mpb-8x8 and pimp-8x8 differ");
+    assert!(mpb.contains("port all2one: 64 ranks, 378 messages\n"), "63 ranks x 6 messages\n{mpb}");
+}
+
+/// `nocmsg-cc -show` with each kind of chip: the MPB port (its define and its library directory) exactly for chips
+/// with ni.kind = "mpb", named by --chip or NOCMSG_CHIP; the PIMP port otherwise.
+#[test]
+fn nocmsg_cc_picks_the_port_from_the_chips_network_interface() {
+    let show = |args: &[&str], env_chip: Option<&str>| -> String {
+        let mut cmd = Command::new(root().join("bin/nocmsg-cc"));
+        cmd.env_remove("NOCMSG_CHIP");
+        if let Some(c) = env_chip {
+            cmd.env("NOCMSG_CHIP", c);
+        }
+        let out = cmd.args(args).args(["-show", "x.c", "-o", "x.elf"]).output().expect("nocmsg-cc runs");
+        assert!(out.status.success(), "nocmsg-cc {args:?} -show\n{}", show(&out));
+        text(&out.stdout)
+    };
+    for (args, env_chip, mpb) in [
+        (&["--chip", "mpb-2x2"][..], None, true),
+        (&["--chip", "chips/mpb-8x8.toml"][..], None, true),
+        (&[][..], Some("mpb-8x8"), true),
+        (&["--chip", "pimp-2x2"][..], None, false),
+        (&[][..], None, false),
+    ] {
+        let line = show(args, env_chip);
+        let what = format!("nocmsg-cc {args:?} (NOCMSG_CHIP={env_chip:?})");
+        assert_eq!(line.contains(" -DNOCMSG_PORT_MPB "), mpb, "{what}: the port's define\n{line}");
+        assert_eq!(line.contains("/lib/build/sim-rv64im-lp64-mpb/libnocmsg.a"), mpb, "{what}: the MPB library\n{line}");
+        assert_eq!(line.contains("/lib/build/sim-rv64im-lp64/libnocmsg.a"), !mpb, "{what}: the PIMP library\n{line}");
+    }
+}
+
+/// A program built for one port on a chip with the other interface stops with a report from the simulator, on its
+/// first access to the interface it was built for (rather than hanging or running on).
+#[test]
+fn a_build_for_one_port_stops_on_a_chip_with_the_other_interface() {
+    let pimp_on_mpb = nocmsg(&["run", "--chip", &chip("mpb-2x2"), "-n", "2", &builds().pimp.display().to_string()]);
+    assert!(!pimp_on_mpb.status.success(), "the PIMP build ran on mpb-2x2\n{}", show(&pimp_on_mpb));
+    assert!(
+        text(&pimp_on_mpb.stderr).contains("is not an instruction of the mpb interface"),
+        "the PIMP build on mpb-2x2\n{}",
+        show(&pimp_on_mpb)
+    );
+    let mpb_on_pimp = nocmsg(&["run", "--chip", &chip("pimp-2x2"), "-n", "2", &builds().mpb.display().to_string()]);
+    assert!(!mpb_on_pimp.status.success(), "the MPB build ran on pimp-2x2\n{}", show(&mpb_on_pimp));
+    assert!(
+        text(&mpb_on_pimp.stderr).contains("at 0x30000048 is outside memory"),
+        "the MPB build on pimp-2x2: its first access, to the MPB control page, must stop it\n{}",
+        show(&mpb_on_pimp)
+    );
+}
