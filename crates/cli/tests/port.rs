@@ -116,9 +116,10 @@ fn nocmsg_cc_picks_the_port_from_the_chips_network_interface() {
         assert!(out.status.success(), "nocmsg-cc {args:?} -show\n{}", show(&out));
         text(&out.stdout)
     };
+    let mpb_file = chip("mpb-8x8");
     for (args, env_chip, mpb) in [
         (&["--chip", "mpb-2x2"][..], None, true),
-        (&["--chip", "chips/mpb-8x8.toml"][..], None, true),
+        (&["--chip", mpb_file.as_str()][..], None, true),
         (&[][..], Some("mpb-8x8"), true),
         (&["--chip", "pimp-2x2"][..], None, false),
         (&[][..], None, false),
