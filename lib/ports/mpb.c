@@ -61,11 +61,16 @@ enum { PAUSE_FIRST = 16, PAUSE_BASE = 64, PAUSE_PER_GROUP = 16 };
  * short. */
 enum { PAUSE_MID_PACKET = 32 };
 
+/* A long write is published every PUBLISH_WORDS words (8 lines), so that the receiver takes the first words while
+ * the sender writes the next ones: a publication costs a remote write, 8 lines of data eight. */
+enum { PUBLISH_WORDS = 32 };
+
 static struct {
     int me, n;
     uint16_t ring_words; /* words of a ring */
     uint16_t ack_after;  /* words taken from a peer after which they are reported at once (half a ring) */
     uint16_t ack_soon;   /* ... and before waiting (an eighth) */
+    uint16_t publish_every; /* a long write is published every so many words (PUBLISH_WORDS, at most ack_after) */
     unsigned count_bits; /* 8 or 16 */
     unsigned lane_shift; /* log2 of the counts in 8 bytes (3 or 2) */
     uint16_t count_mask; /* counts are modulo count_mask + 1 */
@@ -327,6 +332,36 @@ static inline size_t room(int to, size_t want)
     return free_words < want ? free_words : want;
 }
 
+/* n words to the ring, four stores at a time (a line). */
+static inline void copy_to_ring(volatile uint64_t *dst, const uint64_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint64_t a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+        dst[i] = a;
+        dst[i + 1] = b;
+        dst[i + 2] = c;
+        dst[i + 3] = d;
+    }
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* n words from the ring, four loads at a time. */
+static inline void copy_from_ring(uint64_t *dst, const volatile uint64_t *src, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint64_t a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+        dst[i] = a;
+        dst[i + 1] = b;
+        dst[i + 2] = c;
+        dst[i + 3] = d;
+    }
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
+
 /* Writes one word into to's ring (room known), not yet published. */
 static inline void put_word(struct peer *p, uint64_t w)
 {
@@ -344,25 +379,31 @@ static inline void publish(struct peer *p)
     nocmsg_mpb_flush();
 }
 
-/* Writes `k` words into p's ring (room known), publishing every half ring so that the receiver can start taking
- * them (and reporting room) while the rest is written. Not published at the end. */
+/* Writes `k` words into p's ring (room known), publishing every publish_every words so that the receiver can take
+ * them (and report room) while the rest is written. Not published at the end. */
 static void put_words(struct peer *p, const uint64_t *words, size_t k)
 {
     volatile uint64_t *ring = p->tx_ring;
     unsigned pos = p->tx_pos, end = mpb.ring_words, chunk = 0;
-    uint16_t base = p->tx_count;
-    for (size_t i = 0; i < k; i++) {
-        ring[pos] = words[i];
-        if (++pos == end)
+    while (k) {
+        /* A run that neither wraps round the ring nor passes a publication. */
+        size_t run = k, left = end - pos, to_publish = mpb.publish_every - chunk;
+        run = run < left ? run : left;
+        run = run < to_publish ? run : to_publish;
+        copy_to_ring(ring + pos, words, run);
+        words += run;
+        k -= run;
+        pos += (unsigned)run;
+        if (pos == end)
             pos = 0;
-        if (++chunk == mpb.ack_after && i + 1 < k) {
+        p->tx_count = (uint16_t)(p->tx_count + run) & mpb.count_mask;
+        chunk += (unsigned)run;
+        if (chunk == mpb.publish_every && k) {
             chunk = 0;
-            p->tx_count = (uint16_t)(base + i + 1) & mpb.count_mask;
             publish(p);
         }
     }
     p->tx_pos = (uint16_t)pos;
-    p->tx_count = (uint16_t)(base + k) & mpb.count_mask;
 }
 
 /* Words [from, from + k) of a `bytes`-byte message at buf (any alignment), into p's ring (room known). */
@@ -455,6 +496,7 @@ int nocmsg_port_init(int *rank, int *size)
     mpb.ring_words = (uint16_t)(ring / 8);
     mpb.ack_after = (uint16_t)(mpb.ring_words / 2 ? mpb.ring_words / 2 : 1);
     mpb.ack_soon = (uint16_t)(mpb.ring_words / 8 ? mpb.ring_words / 8 : 1);
+    mpb.publish_every = mpb.ack_after < PUBLISH_WORDS ? mpb.ack_after : PUBLISH_WORDS;
     mpb.groups = (unsigned)(n + (1 << mpb.lane_shift) - 1) >> mpb.lane_shift;
     mpb.pause_max = PAUSE_BASE + PAUSE_PER_GROUP * mpb.groups;
     mpb.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
@@ -526,7 +568,7 @@ size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t fr
     size_t k = from < words ? room(dest, words - from) : 0;
     if (k) {
         struct peer *p = &mpb.peer[dest];
-        if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.ack_after, 1)) {
+        if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.publish_every, 1)) {
             put_aligned(p, 0, 0, buf, bytes, from, k);
         } else {
             put_bytes(p, buf, bytes, from, k);
@@ -563,7 +605,7 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
     if (!k)
         return 0;
     struct peer *p = &mpb.peer[dest];
-    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.ack_after, 1)) {
+    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && k <= mpb.publish_every, 1)) {
         put_aligned(p, 1, header, buf, bytes, 0, k - 1);
     } else {
         put_word(p, header);
@@ -592,12 +634,16 @@ __attribute__((noinline)) static size_t pull_bytes_slow(int src, void *buf, size
         const volatile uint64_t *ring = p->rx_ring;
         unsigned pos = p->rx_pos, end = mpb.ring_words;
         size_t i = got, stop = got + k;
-        if (aligned)
-            for (; i < stop && i < whole; i++) {
-                ((uint64_t *)buf)[i] = ring[pos];
-                if (++pos == end)
-                    pos = 0;
-            }
+        while (aligned && i < stop && i < whole) {
+            /* Whole words in runs that do not wrap round the ring. */
+            size_t run = (stop < whole ? stop : whole) - i, left = end - pos;
+            run = run < left ? run : left;
+            copy_from_ring((uint64_t *)buf + i, ring + pos, run);
+            i += run;
+            pos += (unsigned)run;
+            if (pos == end)
+                pos = 0;
+        }
         for (; i < stop; i++) {
             uint64_t w = ring[pos];
             if (++pos == end)
