@@ -27,6 +27,7 @@
  * (NOCMSG_SYS_SLEEP), which lets simulated time pass without simulating instructions, so a waiting rank costs the
  * simulator little more than its polls (and its stall breakdown shows the pauses as sleep).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,6 +470,35 @@ static inline void put_aligned(struct peer *p, int with_header, uint64_t header,
     publish(p);
 }
 
+/* Whether the chip has MPBs. A chip without them maps nothing at the MPB control page, where a load raises an
+ * access fault: a trap handler in place for that one load skips it (the simulator hands a fault to the program once
+ * mtvec is set), so that the program can say what is wrong rather than stop at an address that tells its user
+ * nothing. mtvec is restored afterwards. */
+static int chip_has_mpb(void)
+{
+    uint64_t found;
+    __asm__ volatile(".option push\n\t"
+                     ".option arch, +zicsr\n\t"
+                     "la t0, 1f\n\t"
+                     "csrrw t0, mtvec, t0\n\t"
+                     "li %0, 0\n\t"
+                     "ld t1, 0(%1)\n\t" /* faults on a chip without MPBs */
+                     "li %0, 1\n\t"
+                     "j 2f\n\t"
+                     ".balign 4\n"
+                     "1:\n\t" /* the handler: on past the load, in machine mode as before */
+                     "la t1, 2f\n\t"
+                     "csrw mepc, t1\n\t"
+                     "mret\n"
+                     "2:\n\t"
+                     "csrw mtvec, t0\n\t"
+                     ".option pop"
+                     : "=&r"(found)
+                     : "r"(NOCMSG_MPB_CONTROL_BASE + NOCMSG_MPB_INFO_MPB_BYTES)
+                     : "t0", "t1", "memory");
+    return (int)found;
+}
+
 /* ---- the port ----------------------------------------------------------------------------------------------- */
 
 int nocmsg_port_init(int *rank, int *size)
@@ -478,6 +508,14 @@ int nocmsg_port_init(int *rank, int *size)
     *size = n;
     if (mpb.peer) /* the state lives on after finalize: the counts in the MPBs do too */
         return mpb.n == n ? NOCMSG_SUCCESS : NOCMSG_ERR_INTERN;
+    if (!chip_has_mpb()) {
+        /* Rank 0 says so and ends the run; the others leave quietly (an abort of theirs could end it first). */
+        if (me != 0)
+            exit(1);
+        fprintf(stderr, "libnocmsg: this program is built for the MPB port (chips with ni.kind = \"mpb\"), and this "
+                        "chip has no MPBs: build it for this chip (bin/nocmsg-cc --chip CHIP, or NOCMSG_CHIP)\n");
+        nocmsg_port_abort(1);
+    }
     /* Byte counts if the rings then hold fewer than 256 words, else 16-bit ones. */
     size_t line = nocmsg_mpb_line_bytes(), share = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
     for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
