@@ -153,3 +153,32 @@ fn a_build_for_one_port_stops_on_a_chip_with_the_other_interface() {
         show(&mpb_on_pimp)
     );
 }
+
+/// bench/micro/pingpong on all 64 cores of mpb-8x8 (each receiver's 16 KiB shared by 63 senders): the round trips
+/// docs/libnocmsg.md quotes, with room for noise from code layout, so that a change that slows the MPB port down
+/// (say, polls that stop sleeping between reads, or a report per word) shows here. 8 B: 1,890 cycles between
+/// neighbours (two remote writes and a poll each way, the rest the library's instructions); 1 KiB: 21,641.
+#[test]
+fn mpb_pingpong_on_mpb_8x8_stays_near_the_documented_round_trips() {
+    let dir = scratch("port-pingpong");
+    let elf = dir.join("pingpong.elf");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", "mpb-8x8", "-O2"])
+            .arg(root().join("bench/micro/pingpong.c"))
+            .arg("-o")
+            .arg(&elf),
+        "nocmsg-cc --chip mpb-8x8 bench/micro/pingpong.c",
+    );
+    let out = nocmsg(&["run", "--chip", &chip("mpb-8x8"), "--no-prefix", &elf.display().to_string(), "1024", "10"]);
+    assert!(out.status.success(), "pingpong on mpb-8x8\n{}", show(&out));
+    let csv = text(&out.stdout);
+    let round_trip = |bytes: u32| -> f64 {
+        let prefix = format!("neighbour,{bytes},");
+        let line = csv.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {prefix} line in\n{csv}"));
+        line.split(',').nth(3).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("bad line {line:?}"))
+    };
+    let (small, large) = (round_trip(8), round_trip(1024));
+    assert!(small <= 2_300.0, "8-byte round trip {small} cycles, documented 1,890\n{csv}");
+    assert!(large <= 26_000.0, "1 KiB round trip {large} cycles, documented 21,641\n{csv}");
+}
