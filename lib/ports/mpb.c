@@ -259,7 +259,8 @@ static inline void taken(int from, size_t k, unsigned pos)
     struct peer *p = &mpb.peer[from];
     uint16_t tail = (uint16_t)(p->tail + k) & mpb.count_mask;
     p->tail = tail;
-    unsigned g = (unsigned)from >> mpb.lane_shift, shift = ((unsigned)from & ((1u << mpb.lane_shift) - 1)) * mpb.count_bits;
+    unsigned g = (unsigned)from >> mpb.lane_shift;
+    unsigned shift = ((unsigned)from & ((1u << mpb.lane_shift) - 1)) * mpb.count_bits;
     mpb.tails[g] = (mpb.tails[g] & ~((uint64_t)mpb.count_mask << shift)) | (uint64_t)tail << shift;
     p->rx_pos = (uint16_t)pos;
     if (p->head == tail)
