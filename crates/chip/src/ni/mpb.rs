@@ -55,6 +55,10 @@ pub const TAS_BASE: u64 = 0x3001_0000;
 pub const MPB_BASE: u64 = 0x4000_0000;
 /// Off-chip shared memory.
 pub const SHARED_BASE: u64 = 0x1_0000_0000;
+/// Ends of the windows the interface claims ([`CONTROL_BASE`] up to the end of the MPB window, and shared memory up
+/// to its largest size).
+const MPB_WINDOW_END: u64 = 0x8000_0000;
+const SHARED_WINDOW_END: u64 = SHARED_BASE + (4096 << 20);
 
 /// Read-only registers of the control page (8-byte loads at [`CONTROL_BASE`] + offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,29 +170,27 @@ impl Geometry {
         None
     }
 
-    /// The ranges the interface serves.
+    /// The ranges the interface serves: whole windows, so that an access past the end of the mapped part is
+    /// reported with the map ([`Self::describe_miss`]) rather than as an access outside private memory.
     fn ranges(&self) -> Vec<(u64, u64)> {
-        let mut r = vec![
-            (CONTROL_BASE, CONTROL_BASE + CONTROL_BYTES),
-            (TAS_BASE, TAS_BASE + 8 * self.ranks as u64),
-            (MPB_BASE, MPB_BASE + self.share * self.ranks as u64),
-        ];
-        if self.shared_bytes > 0 {
-            r.push((SHARED_BASE, SHARED_BASE + self.shared_bytes));
-        }
-        r
+        vec![(CONTROL_BASE, MPB_WINDOW_END), (MPB_BASE, MPB_WINDOW_END), (SHARED_BASE, SHARED_WINDOW_END)]
     }
 
-    /// Why an address near the ranges is not in them (for the fault report).
+    /// Why an address in the interface's windows is not mapped (for the fault report).
     fn describe_miss(&self, addr: u64) -> String {
         let mpb_end = MPB_BASE + self.share * self.ranks as u64;
+        let shared = if self.shared_bytes == 0 {
+            "and this chip has no shared memory ([memory])".to_string()
+        } else {
+            format!("shared memory at {SHARED_BASE:#x}..{:#x}", SHARED_BASE + self.shared_bytes)
+        };
         format!(
             "{addr:#x} is not mapped: the MPBs of ranks 0..{} are at {MPB_BASE:#x}..{mpb_end:#x} ({} bytes each), the test-and-set registers at \
-             {TAS_BASE:#x}..{:#x}, shared memory at {SHARED_BASE:#x}..{:#x}",
+             {TAS_BASE:#x}..{:#x}, the control page at {CONTROL_BASE:#x}..{:#x}, {shared}",
             self.ranks - 1,
             self.share,
             TAS_BASE + 8 * self.ranks as u64,
-            SHARED_BASE + self.shared_bytes
+            CONTROL_BASE + CONTROL_BYTES,
         )
     }
 }
