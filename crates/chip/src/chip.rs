@@ -8,7 +8,7 @@
 
 use crate::config::{ChipConfig, MEMORY_BASE};
 use crate::console::ConsoleLine;
-use crate::core::{Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
+use crate::core::{Clocks, Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
 use crate::ni::{self, NetworkInterface, NiOutcome, Placement};
 use noc::{Cycle, Network};
 use riscv::Decoded;
@@ -323,6 +323,7 @@ impl Chip {
             ni: config.ni.kind,
             misaligned_split: config.misaligned_split(),
             ni_mapped: Vec::new(),
+            clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
         };
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
@@ -396,6 +397,7 @@ impl Chip {
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
+        let clocks = self.env.clocks;
         let mut finished = Vec::new();
         let mut horizon = quantum.min(limit);
         let mut limited = false;
@@ -441,12 +443,13 @@ impl Chip {
                                 core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
                             }
                         }
-                        t = t.min(ni.next_event());
                     }
-                    if net.now().0 >= t {
+                    // Core cycle `t` is at the first network cycle at or after it (the clocks may differ).
+                    let target = clocks.to_net(t);
+                    if net.now().0 >= target {
                         break;
                     }
-                    if !debug && net.skip_idle_to(Cycle(t)) {
+                    if !debug && net.skip_idle_to(Cycle(target.min(ni.next_event()))) {
                         continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
@@ -456,7 +459,7 @@ impl Chip {
                             && sched.everyone_asleep()
                             && net.now().0 - net.last_progress().0 > self.config.network.watchdog_cycles
                         {
-                            t = net.now().0;
+                            t = clocks.to_core(net.now().0);
                         }
                     }
                 }
@@ -530,7 +533,7 @@ impl Chip {
             sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
             // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
             // same with either clocking: the network catches up to it, and anything it did later is ignored.
-            let last = self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0);
+            let last = clocks.to_net(self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0));
             while net.now().0 < last && !net.skip_idle_to(Cycle(last)) {
                 net.step().expect("the chip watches for deadlocks itself");
             }

@@ -169,6 +169,61 @@ pub enum RunStop {
     Ni(Decoded),
 }
 
+/// The core clock and the network clock, which may differ (the SCC: 533 MHz cores, an 800 MHz mesh). Global time is
+/// exact: core cycle `c` is at `c / core MHz` microseconds, network cycle `n` at `n / network MHz`; whatever a core
+/// does with the network happens at the first network cycle at or after its core cycle, and what the network
+/// delivers reaches the core at the first core cycle at or after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clocks {
+    /// Periods in units of 1 / lcm(core MHz, network MHz) microseconds.
+    core_period: u64,
+    net_period: u64,
+}
+
+impl Clocks {
+    pub fn new(core_mhz: u64, net_mhz: u64) -> Clocks {
+        let (mut a, mut b) = (core_mhz, net_mhz);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        Clocks { core_period: net_mhz / a, net_period: core_mhz / a }
+    }
+
+    /// Both clocks are one.
+    pub fn same(&self) -> bool {
+        self.core_period == self.net_period
+    }
+
+    /// The first network cycle at or after core cycle `c`.
+    #[inline]
+    pub fn to_net(&self, c: u64) -> u64 {
+        if self.same() {
+            c
+        } else {
+            (u128::from(c) * u128::from(self.core_period)).div_ceil(u128::from(self.net_period)) as u64
+        }
+    }
+
+    /// The first core cycle at or after network cycle `n`.
+    #[inline]
+    pub fn to_core(&self, n: u64) -> u64 {
+        if self.same() {
+            n
+        } else {
+            (u128::from(n) * u128::from(self.net_period)).div_ceil(u128::from(self.core_period)) as u64
+        }
+    }
+
+    /// Network cycles covering at least `c` core cycles (a duration).
+    pub fn net_cycles(&self, c: u64) -> u64 {
+        if self.same() {
+            c
+        } else {
+            (u128::from(c) * u128::from(self.core_period)).div_ceil(u128::from(self.net_period)) as u64
+        }
+    }
+}
+
 /// Read-only facts shared by all cores of a run.
 #[derive(Debug)]
 pub struct CoreEnv {
@@ -192,6 +247,7 @@ pub struct CoreEnv {
     /// Address ranges `[lo, hi)` the network interface serves (memory-mapped interfaces): a load or store there
     /// stops the fast loop and is handed to the interface ([`RunStop::Ni`]). Empty for the others.
     pub ni_mapped: Vec<(u64, u64)>,
+    pub clocks: Clocks,
 }
 
 /// One core and everything it owns.
@@ -668,5 +724,29 @@ fn fault_reason(fault: &Fault) -> String {
     match fault {
         Fault::Csr { .. } | Fault::RoundingMode { .. } | Fault::Privileged { .. } => format!("illegal instruction: {fault}"),
         Fault::Memory(_) | Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => fault.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::Clocks;
+
+    #[test]
+    fn clocks_convert_to_the_first_cycle_at_or_after() {
+        let same = Clocks::new(1000, 1000);
+        assert!(same.same());
+        assert_eq!((same.to_net(17), same.to_core(17), same.net_cycles(5)), (17, 17, 5));
+        // The SCC: 533 MHz cores, 800 MHz mesh. Core cycle 533 is network cycle 800 exactly (1 us).
+        let scc = Clocks::new(533, 800);
+        assert_eq!((scc.to_net(533), scc.to_core(800)), (800, 533));
+        assert_eq!(scc.to_net(1), 2, "core cycle 1 is at 1.5 network cycles: the next network edge is 2");
+        assert_eq!(scc.to_core(1), 1, "network cycle 1 is at 0.67 core cycles: the next core edge is 1");
+        assert_eq!(scc.to_core(2), 2);
+        assert_eq!(scc.net_cycles(15), 23, "15 core cycles = 22.5 network cycles, rounded up");
+        for c in 0..2000 {
+            let n = scc.to_net(c);
+            assert!(n * 533 >= c * 800 && (n == 0 || (n - 1) * 533 < c * 800), "core {c} -> net {n}");
+            assert!(scc.to_core(n) >= c);
+        }
     }
 }

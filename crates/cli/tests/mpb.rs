@@ -8,11 +8,14 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-/// `tests/sim/mpb.c` built for `chip` (once per chip and test run).
+/// `tests/sim/mpb.c` built for `chip` (once per chip and test run; the tests run in parallel threads, so the build
+/// is under a lock: a test must not see an ELF another is still writing).
 fn program(chip: &str) -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _guard = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = DIR.get_or_init(|| scratch("mpb"));
     let name = Path::new(chip).file_stem().unwrap().to_string_lossy().into_owned();
     let out = dir.join(format!("mpb-{name}.elf"));
@@ -162,4 +165,28 @@ fn misuse_stops_the_core_with_a_report_naming_the_mpb() {
     let out = run(imac.to_str().unwrap(), &[], "atomic");
     assert_eq!(out.status.code(), Some(132), "{}", show(&out));
     assert!(text(&out.stderr).contains("amoadd.d zero, a5, (a4): atomic instructions cannot access the MPB"), "{}", show(&out));
+}
+
+/// scc-48 has cores at 533 MHz and the mesh at 800 MHz: global time stays exact, so both clockings agree there too,
+/// and a rank's sibling on the same router is local.
+#[test]
+fn scc_48_with_separate_core_and_mesh_clocks_agrees_between_clockings() {
+    let scc = chip("scc-48");
+    let dir = scratch("mpb-scc");
+    let mut stats = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["-n", "8", "--stats", json.to_str().unwrap()]);
+        let out = run(&scc, &args, "shared");
+        assert_eq!(lines(&out).len(), 8, "{}", show(&out));
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("host");
+        v.as_object_mut().unwrap().remove("clocking");
+        stats.push(v);
+    }
+    assert_eq!(stats[0], stats[1], "fast and debug clocking must give identical stats");
+    let out = run(&scc, &["-n", "4"], "latency");
+    let l = lines(&out);
+    assert!(l[0].contains("local miss 17, remote miss 1 hop 16,"), "rank 1 shares rank 0's router: {l:?}");
 }

@@ -32,7 +32,7 @@
 
 use super::{NetworkInterface, NiOutcome, NiStats, Placement};
 use crate::config::{ChipConfig, MemoryConfig, MpbConfig};
-use crate::core::{Core, CoreEnv, FaultKind, TileMemory};
+use crate::core::{Clocks, Core, CoreEnv, FaultKind, TileMemory};
 use noc::{DrainPolicy, Network, NodeId, NodeOwner};
 use riscv::exec::Flow;
 use riscv::memory::AccessKind;
@@ -309,6 +309,8 @@ struct Transfer {
     mask: Vec<bool>,
     /// Test-and-set: the register's old value.
     value: u64,
+    /// The core cycle at which the core has the result.
+    resume: u64,
 }
 
 /// Something the interface does at a given cycle.
@@ -367,6 +369,7 @@ pub struct Mpb {
     free: Vec<u32>,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
+    clocks: Clocks,
 }
 
 impl Mpb {
@@ -425,6 +428,7 @@ impl Mpb {
             free: Vec::new(),
             events: BinaryHeap::new(),
             seq: 0,
+            clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
         }
     }
 
@@ -455,8 +459,9 @@ impl Mpb {
         }
     }
 
-    /// Starts a transfer for `rank` at cycle `now`.
-    fn start(&mut self, rank: usize, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
+    /// Starts a transfer for `rank`, whose core is at core cycle `cycle` (the network at the first cycle after).
+    #[allow(clippy::too_many_arguments)]
+    fn start(&mut self, rank: usize, cycle: u64, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
         let c = &mut self.sides[rank].counters;
         let local = matches!(place, Place::Mpb { rank: owner, .. } | Place::Tas(owner) if self.placement.rank_node[owner].0 / self.concentration == self.placement.rank_node[rank].0 / self.concentration);
         match (kind, place) {
@@ -472,7 +477,7 @@ impl Mpb {
         if kind == Kind::WriteLine {
             c.lines_out += 1;
         }
-        let t = Transfer { rank, kind, place, addr, data, mask, value: 0 };
+        let t = Transfer { rank, kind, place, addr, data, mask, value: 0, resume: cycle + self.geo.local_latency };
         let id = match self.free.pop() {
             Some(id) => {
                 self.transfers[id as usize] = Some(t);
@@ -483,9 +488,8 @@ impl Mpb {
                 (self.transfers.len() - 1) as u32
             }
         };
-        let now = net.now().0;
         match self.target(rank, place) {
-            None => self.at(now + self.geo.local_latency, Event::Serve(id)),
+            None => self.at(self.clocks.to_net(cycle + self.geo.local_latency), Event::Serve(id)),
             Some(dst) => {
                 let flits = if kind == Kind::WriteLine { self.geo.line_flits } else { 1 };
                 net.enqueue(self.node(rank), dst, flits, u64::from(id), TAG_REQUEST);
@@ -535,10 +539,9 @@ impl Mpb {
             Kind::Clear => side.left = Some(Left::TasCleared { addr: t.addr }),
         }
         let core = &mut cores[t.rank];
-        let now = net.now().0;
         let (instruction, since) = side.blocked.take().expect("a transfer's core waits for it");
-        side.counters.stall_cycles += now.saturating_sub(core.hart.cycle);
-        core.hart.cycle = core.hart.cycle.max(now);
+        side.counters.stall_cycles += t.resume.saturating_sub(core.hart.cycle);
+        core.hart.cycle = core.hart.cycle.max(t.resume);
         match instruction {
             None => done.push(t.rank),
             Some(d) => match self.attempt(core, d, net, env, since) {
@@ -583,14 +586,17 @@ impl Mpb {
                     return NiOutcome::Stopped;
                 };
                 self.sides[rank].blocked = Some((Some(d), since));
+                let cycle = core.hart.cycle;
                 match need {
-                    Need::Flush => self.flush(rank, net),
+                    Need::Flush => self.flush(rank, cycle, net),
                     Need::Read { line, place } => {
                         self.sides[rank].counters.line_misses += 1;
-                        self.start(rank, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
+                        self.start(rank, cycle, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
                     }
-                    Need::TestAndSet { addr, rank: owner } => self.start(rank, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
-                    Need::Clear { addr, rank: owner } => self.start(rank, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
+                    Need::TestAndSet { addr, rank: owner } => {
+                        self.start(rank, cycle, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net)
+                    }
+                    Need::Clear { addr, rank: owner } => self.start(rank, cycle, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
                 }
                 return NiOutcome::Blocked;
             }
@@ -601,17 +607,17 @@ impl Mpb {
         // acknowledgement (from the end of the store).
         if self.sides[rank].wcb.full() {
             self.sides[rank].blocked = Some((None, core.hart.cycle));
-            self.flush(rank, net);
+            self.flush(rank, core.hart.cycle, net);
             return NiOutcome::Blocked;
         }
         NiOutcome::Continue
     }
 
     /// Writes out `rank`'s write-combining buffer.
-    fn flush(&mut self, rank: usize, net: &mut Network) {
+    fn flush(&mut self, rank: usize, cycle: u64, net: &mut Network) {
         let (line, data, mask) = self.sides[rank].wcb.take();
         let place = self.geo.place(line).expect("the buffer holds a mapped line");
-        self.start(rank, Kind::WriteLine, place, line, data, mask, net);
+        self.start(rank, cycle, Kind::WriteLine, place, line, data, mask, net);
     }
 }
 
@@ -753,7 +759,7 @@ impl NetworkInterface for Mpb {
     }
 
     fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
-        debug_assert_eq!(core.hart.cycle, net.now().0, "the network must have caught up with the core");
+        debug_assert_eq!(env.clocks.to_net(core.hart.cycle), net.now().0, "the network must have caught up with the core");
         let since = core.hart.cycle;
         self.attempt(core, d, net, env, since)
     }
@@ -797,10 +803,16 @@ impl NetworkInterface for Mpb {
                             s.busy_cycles += per_line;
                             self.at(begin + latency, Event::Serve(id));
                         }
-                        _ => self.at(p.drained.0 + self.geo.service, Event::Serve(id)),
+                        _ => self.at(p.drained.0 + self.clocks.net_cycles(self.geo.service), Event::Serve(id)),
                     }
                 }
-                TAG_RESPONSE => self.at(now.max(p.drained.0 + 1 + self.geo.overhead), Event::Complete(id)),
+                TAG_RESPONSE => {
+                    // The core has the response at the first core cycle after it arrived, plus its interface's
+                    // overhead (core cycles).
+                    let resume = self.clocks.to_core(p.drained.0 + 1) + self.geo.overhead;
+                    self.transfers[id as usize].as_mut().expect("a live transfer").resume = resume;
+                    self.at(now.max(self.clocks.to_net(resume)), Event::Complete(id));
+                }
                 _ => {}
             }
         }
