@@ -6,6 +6,7 @@
 //! handed out at fixed boundaries of global time, sorted by (cycle, core), so both clockings print exactly the
 //! same thing in the same order.
 
+use crate::background::{Background, BackgroundSpec};
 use crate::config::{ChipConfig, MEMORY_BASE};
 use crate::console::ConsoleLine;
 use crate::core::{Clocks, Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
@@ -50,6 +51,8 @@ pub struct RunOptions {
     pub work_dir: std::path::PathBuf,
     /// Count the cycles spent in each function ([`Chip::profile`]).
     pub profile: bool,
+    /// Synthetic traffic sharing the network with the program (`--background`).
+    pub background: Vec<BackgroundSpec>,
 }
 
 /// Something the run reports while it goes.
@@ -221,6 +224,7 @@ pub struct Chip {
     functions: Vec<Function>,
     /// For naming what deadlocked cores are blocked in.
     diagnostics: Arc<ProgramDiagnostics>,
+    background: Option<Background>,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -375,7 +379,30 @@ impl Chip {
             cores.iter_mut().for_each(Core::enable_profile);
         }
         let diagnostics = Arc::new(ProgramDiagnostics::new(program));
-        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone(), diagnostics })
+        let background = match (&options.background[..], &network, &ni) {
+            ([], _, _) => None,
+            (specs, Some(net), Some(ni)) if ni.drain_policy() == noc::DrainPolicy::Auto => {
+                Some(Background::new(specs, net.mesh()).map_err(LoadError::Setting)?)
+            }
+            _ => {
+                return Err(LoadError::Setting(format!(
+                    "--background needs a chip whose network drains its own packets (ni.kind = \"mpb\"); {} has ni.kind = {:?} (PIMP's receive FIFOs are the ejection queues)",
+                    config.name, config.ni.kind
+                )))
+            }
+        };
+        Ok(Chip {
+            config,
+            cores,
+            network,
+            ni,
+            env,
+            options,
+            program_path: program.path.clone(),
+            functions: program.functions.clone(),
+            diagnostics,
+            background,
+        })
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -399,6 +426,7 @@ impl Chip {
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
         let clocks = self.env.clocks;
         let mut finished = Vec::new();
+        let mut delivered = Vec::new();
         let mut horizon = quantum.min(limit);
         let mut limited = false;
         let mut deadlock = None;
@@ -432,7 +460,15 @@ impl Chip {
                     // A memory-mapped interface acts on its own (serves requests, completes transfers): it runs in
                     // every cycle the network reaches, and the network stops at its next event.
                     if ticking {
-                        ni.tick(&mut self.cores, net, &self.env, &mut finished);
+                        delivered.clear();
+                        delivered.extend(net.take_delivered());
+                        if let Some(bg) = self.background.as_mut() {
+                            delivered.retain(|d| !bg.record(d));
+                            if bg.next_at() == net.now().0 {
+                                bg.inject(net);
+                            }
+                        }
+                        ni.tick(&mut self.cores, net, &self.env, &delivered, &mut finished);
                         for rank in finished.drain(..) {
                             sched.unblock(rank);
                             let core = &mut self.cores[rank];
@@ -449,7 +485,8 @@ impl Chip {
                     if net.now().0 >= target {
                         break;
                     }
-                    if !debug && net.skip_idle_to(Cycle(target.min(ni.next_event()))) {
+                    let next_background = self.background.as_ref().map_or(u64::MAX, Background::next_at);
+                    if !debug && net.skip_idle_to(Cycle(target.min(ni.next_event()).min(next_background))) {
                         continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
@@ -514,7 +551,8 @@ impl Chip {
                     && sched.asleep.is_empty()
                     && sched.blocked == 0
                     && self.network.as_ref().map_or(true, Network::is_idle)
-                    && self.ni.as_ref().map_or(true, |ni| ni.next_event() == u64::MAX);
+                    && self.ni.as_ref().map_or(true, |ni| ni.next_event() == u64::MAX)
+                    && self.background.is_none();
                 if !debug && quiet {
                     let earliest = sched.ready.iter().map(|&r| self.cores[r].hart.cycle).min().unwrap_or(0);
                     if earliest >= horizon {
@@ -534,8 +572,24 @@ impl Chip {
             // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
             // same with either clocking: the network catches up to it, and anything it did later is ignored.
             let last = clocks.to_net(self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0));
-            while net.now().0 < last && !net.skip_idle_to(Cycle(last)) {
-                net.step().expect("the chip watches for deadlocks itself");
+            // Background traffic goes on until then too (the debug clocking, which steps the network cycle by
+            // cycle, has run it that far).
+            loop {
+                if let Some(bg) = self.background.as_mut() {
+                    for d in net.take_delivered() {
+                        bg.record(&d);
+                    }
+                    if bg.next_at() == net.now().0 && net.now().0 < last {
+                        bg.inject(net);
+                    }
+                }
+                if net.now().0 >= last {
+                    break;
+                }
+                let stop = last.min(self.background.as_ref().map_or(u64::MAX, Background::next_at));
+                if !net.skip_idle_to(Cycle(stop)) {
+                    net.step().expect("the chip watches for deadlocks itself");
+                }
             }
             ni.finish(net, last);
         }
@@ -650,7 +704,13 @@ impl Chip {
             .collect();
         let mut stats =
             RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
-        stats.network = self.network.as_ref().map(network_stats);
+        stats.network = self.network.as_ref().map(|net| {
+            let mut n = network_stats(net);
+            n.frequency_hz = self.config.network_frequency_mhz() * 1_000_000;
+            n.program_packets = self.ni.as_ref().and_then(|ni| ni.packet_latency());
+            n.background = self.background.as_ref().map(Background::stats);
+            n
+        });
         stats.memory_controllers = self.ni.as_ref().map(|ni| ni.controller_stats()).unwrap_or_default();
         stats
     }
@@ -672,6 +732,9 @@ fn network_stats(net: &Network) -> NetworkStats {
         }
     }
     NetworkStats {
+        frequency_hz: 0,
+        program_packets: None,
+        background: None,
         flits_injected: net.flits_drained() + net.flits_in_network(),
         flits_received: net.flits_drained(),
         flits_per_port: per_port,

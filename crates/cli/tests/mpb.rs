@@ -190,3 +190,40 @@ fn scc_48_with_separate_core_and_mesh_clocks_agrees_between_clockings() {
     let l = lines(&out);
     assert!(l[0].contains("local miss 17, remote miss 1 hop 16,"), "rank 1 shares rank 0's router: {l:?}");
 }
+
+/// Background traffic shares the network with the program: the program's transfers take longer, both clockings
+/// still agree, and its packets are reported apart from the program's.
+#[test]
+fn background_traffic_slows_the_program_and_is_reported_apart() {
+    let dir = scratch("mpb-background");
+    let read_stats = |json: &Path| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("host");
+        v.as_object_mut().unwrap().remove("clocking");
+        v
+    };
+    let quiet = dir.join("quiet.json");
+    let out = run(&mpb_2x2(), &["--stats", quiet.to_str().unwrap()], "shared");
+    assert!(out.status.success(), "{}", show(&out));
+    let mut loaded = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["--background", "pattern=uniform,rate=0.3,flits=2,seed=3", "--stats", json.to_str().unwrap()]);
+        let out = run(&mpb_2x2(), &args, "shared");
+        assert_eq!(lines(&out).len(), 4, "{}", show(&out));
+        loaded.push(read_stats(&json));
+    }
+    assert_eq!(loaded[0], loaded[1], "fast and debug clocking must agree with background traffic");
+    let (quiet, busy) = (read_stats(&quiet), &loaded[0]);
+    let bg = &busy["network"]["background"];
+    assert_eq!(bg["injectors"], 4, "{bg}");
+    assert!(bg["latency"]["packets"].as_u64().unwrap() > 1000, "{bg}");
+    assert!(quiet["network"].get("background").is_none());
+    let program_latency = |s: &serde_json::Value| s["network"]["program_packets"]["mean"].as_f64().unwrap();
+    assert!(program_latency(busy) > program_latency(&quiet), "the program's packets wait behind the background's");
+    assert!(busy["total_cycles"].as_u64() > quiet["total_cycles"].as_u64());
+    // PIMP's receive FIFOs are the ejection queues: background packets would land in them.
+    let out = run(&chip("pimp-2x2"), &["--background", "interval=10"], "stale");
+    assert!(!out.status.success() && text(&out.stderr).contains("--background needs a chip whose network drains its own packets"), "{}", show(&out));
+}

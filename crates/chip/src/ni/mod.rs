@@ -145,9 +145,15 @@ pub trait NetworkInterface {
     }
 
     /// With the network at `net.now()` (after every step, and before the NI instructions due in that cycle run):
-    /// takes the packets delivered so far and runs the events due. Appends to `done` the ranks whose blocked
+    /// handles the packets `delivered` since the last call (the chip took them from the network; background
+    /// traffic is among them, with its own tag) and runs the events due. Appends to `done` the ranks whose blocked
     /// instruction has finished (they run on from their `hart.cycle`, or have stopped).
-    fn tick(&mut self, _cores: &mut [Core], _net: &mut Network, _env: &CoreEnv, _done: &mut Vec<usize>) {}
+    fn tick(&mut self, _cores: &mut [Core], _net: &mut Network, _env: &CoreEnv, _delivered: &[noc::Delivery], _done: &mut Vec<usize>) {}
+
+    /// Latency of the interface's own packets, for kinds whose packets the network drains (`Auto`).
+    fn packet_latency(&self) -> Option<crate::background::LatencySummary> {
+        None
+    }
 
     /// End of the run, at cycle `end` (the network has been simulated at least that far): counts what was left
     /// in the FIFOs then, ignoring whatever the network did after `end`.

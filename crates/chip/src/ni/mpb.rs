@@ -370,6 +370,8 @@ pub struct Mpb {
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
     clocks: Clocks,
+    /// Latency of the requests and responses, network cycles.
+    latency: noc::Histogram,
 }
 
 impl Mpb {
@@ -429,6 +431,7 @@ impl Mpb {
             events: BinaryHeap::new(),
             seq: 0,
             clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
+            latency: noc::Histogram::default(),
         }
     }
 
@@ -776,11 +779,13 @@ impl NetworkInterface for Mpb {
         self.events.peek().map_or(u64::MAX, |Reverse((c, _, _))| *c)
     }
 
-    fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, done: &mut Vec<usize>) {
+    fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, delivered: &[noc::Delivery], done: &mut Vec<usize>) {
         let now = net.now().0;
-        let delivered: Vec<noc::Delivery> = net.take_delivered().collect();
         for p in delivered {
             let id = p.payload as u32;
+            if matches!(p.tag, TAG_REQUEST | TAG_RESPONSE) {
+                self.latency.record(p.packet_latency());
+            }
             match p.tag {
                 TAG_REQUEST => {
                     let t = self.transfers[id as usize].as_ref().expect("a live transfer");
@@ -866,6 +871,10 @@ impl NetworkInterface for Mpb {
 
     fn counters(&self, rank: usize) -> NiStats {
         NiStats::Mpb(self.sides[rank].counters.clone())
+    }
+
+    fn packet_latency(&self) -> Option<crate::background::LatencySummary> {
+        Some(crate::background::LatencySummary::of(&self.latency))
     }
 
     fn controller_stats(&self) -> Vec<ControllerStats> {
