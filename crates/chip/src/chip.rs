@@ -1,8 +1,12 @@
 //! A chip running a program: every selected tile gets a copy of the ELF in its private memory and a boot block,
 //! then the cores advance on one global clock.
 //!
-//! Fast clocking lets each core run ahead in quanta of global time (cores in this version share nothing but the
-//! host, so running ahead is exact); debug clocking advances every core one cycle at a time. Console lines are
+//! Fast clocking lets each core run ahead in quanta of global time (a core shares nothing with the others but what
+//! goes through its network interface, whose instructions and memory-mapped accesses run in global time order, so
+//! running ahead is exact); debug clocking advances every core one cycle at a time. A memory-mapped interface (mpb)
+//! also acts on its own (serving requests, completing transfers): it runs in every network cycle that has something
+//! for it, and cores waiting for a transfer are blocked until it is back. Cores and network may have different
+//! clocks ([`crate::core::Clocks`]); background traffic ([`crate::background`]) may share the network. Console lines are
 //! handed out at fixed boundaries of global time, sorted by (cycle, core), so both clockings print exactly the
 //! same thing in the same order.
 

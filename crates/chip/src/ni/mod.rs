@@ -1,4 +1,5 @@
-//! Network interfaces: how a core's instructions become flits and flits become values in its registers.
+//! Network interfaces: how a core's instructions (PIMP) or loads and stores (mpb, memory-mapped) become flits and
+//! flits become values in its registers.
 //!
 //! Every kind implements [`NetworkInterface`]. The chip calls it only when the network's clock has caught up with
 //! the core (`core.hart.cycle == net.now()`), so an interface sees its FIFOs exactly as they are in that cycle and
@@ -6,6 +7,11 @@
 //! "loop while nothing arrived") is put to sleep by the chip and woken when [`NetworkInterface::still_waiting`]
 //! turns false; the skipped iterations are charged exactly as if they had run ([`NetworkInterface::skip_waits`]),
 //! so the debug clocking, which runs every iteration, gives the same numbers.
+//!
+//! A memory-mapped kind names its address ranges ([`NetworkInterface::mapped`]); a core's load or store there is
+//! handed to it like an NI instruction, and it may block the core ([`NiOutcome::Blocked`]) until a transfer is back,
+//! reporting that from [`NetworkInterface::tick`], which the chip calls in every network cycle the interface has
+//! something to do (its packets are drained by the network, `DrainPolicy::Auto`).
 //!
 //! Adding a kind: one file here implementing the trait, one entry in [`build`], one `lib/ports/<kind>` in the
 //! library; the library's test suite then runs on it.
