@@ -440,7 +440,8 @@ impl Chip {
             // Every core runs ahead on its own until the horizon or its next NI instruction.
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
-                match core.run(horizon, &self.env) {
+                let local = self.ni.as_mut().and_then(|ni| ni.local(rank));
+                match core.run(horizon, &self.env, local) {
                     RunStop::Horizon => sched.ready.push(rank),
                     RunStop::Stopped => {
                         let end = core.end_cycle.unwrap_or(core.hart.cycle);

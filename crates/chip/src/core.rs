@@ -278,6 +278,16 @@ pub struct Core {
     last_trap_instret: Option<u64>,
 }
 
+/// What became of an access in the network interface's address ranges.
+enum NiAccess {
+    /// Not in them.
+    NotMine,
+    /// Run and retired by the interface's local part.
+    Done,
+    /// For the interface, in global time order.
+    Hand(Decoded),
+}
+
 /// How an instruction handed to the environment ended.
 enum EnvStep {
     /// Done; the pc is past the instruction, which retires.
@@ -396,17 +406,18 @@ impl Core {
 
     /// Runs until the core's clock reaches `until`, it stops, or its next instruction needs the network
     /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
-    pub fn run(&mut self, until: u64, env: &CoreEnv) -> RunStop {
+    /// `local` is the interface's part this core may use ahead of global time (memory-mapped interfaces).
+    pub fn run(&mut self, until: u64, env: &CoreEnv, mut local: Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
         if self.profile.is_some() {
-            self.run_loop::<true>(until, env)
+            self.run_loop::<true>(until, env, &mut local)
         } else {
-            self.run_loop::<false>(until, env)
+            self.run_loop::<false>(until, env, &mut local)
         }
     }
 
     /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing.
     #[inline(always)]
-    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv) -> RunStop {
+    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
         while self.hart.cycle < until {
             let (pc, start) = (self.hart.pc, self.hart.cycle);
             let d = match self.fetch_decoded() {
@@ -441,8 +452,10 @@ impl Core {
                 Err(fault) => match self.execute_split(fault, env) {
                     Ok(redirected) => redirected,
                     Err(fault) => {
-                        if let Some(d) = self.ni_access(&fault, env) {
-                            return RunStop::Ni(d);
+                        match self.ni_access(&fault, env, local) {
+                            NiAccess::NotMine => {}
+                            NiAccess::Done => continue,
+                            NiAccess::Hand(d) => return RunStop::Ni(d),
                         }
                         if !self.execution_exception(&fault, env) {
                             return RunStop::Stopped;
@@ -521,16 +534,26 @@ impl Core {
     }
 
     /// After the instruction at the pc failed with `fault`: if that was a load or store outside private memory in
-    /// an address range of the network interface, the instruction (fetched again, see `execution_exception`) for
-    /// the interface to run. Cold: memory-mapped interfaces cost the fast loop nothing.
+    /// an address range of the network interface, either the interface's local part runs it at once (a line-cache
+    /// hit...: it retires here) or the instruction (fetched again, see `execution_exception`) goes to the interface
+    /// in global time order. Cold: memory-mapped interfaces cost the fast loop nothing.
     #[cold]
     #[inline(never)]
-    fn ni_access(&mut self, fault: &Fault, env: &CoreEnv) -> Option<Decoded> {
-        let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return None };
+    fn ni_access(&mut self, fault: &Fault, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> NiAccess {
+        let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return NiAccess::NotMine };
         if kind == riscv::memory::AccessKind::Fetch || !env.ni_mapped.iter().any(|&(lo, hi)| (lo..hi).contains(&addr)) {
-            return None;
+            return NiAccess::NotMine;
         }
-        self.fetch().ok()
+        let Ok(d) = self.fetch() else { return NiAccess::NotMine };
+        if let Some(l) = local.as_deref_mut() {
+            let (pc, start) = (self.hart.pc, self.hart.cycle);
+            if l.try_local(&mut self.mem, &mut self.hart, d) {
+                self.retire(&d, false, env);
+                self.charge(pc, self.hart.cycle - start);
+                return NiAccess::Done;
+            }
+        }
+        NiAccess::Hand(d)
     }
 
     /// After the instruction at the pc failed with `fault`: if that was a misaligned load or store on a chip with

@@ -98,6 +98,13 @@ impl Placement {
     }
 }
 
+/// The part of an interface a core uses on its own, ahead of global time: accesses to state only that core changes.
+pub trait LocalAccess {
+    /// Executes `d` (a load or store in the interface's ranges, at the pc) if it needs nothing outside the core,
+    /// and returns whether it did (then the pc has moved on; the caller retires it). Otherwise changes nothing.
+    fn try_local(&mut self, mem: &mut crate::core::TileMemory, hart: &mut riscv::Hart, d: Decoded) -> bool;
+}
+
 /// One kind of network interface, for all tiles of a chip.
 pub trait NetworkInterface {
     /// The kind's name as written in chip files.
@@ -136,6 +143,11 @@ pub trait NetworkInterface {
     /// [`NetworkInterface::execute`] in global time order, like an NI instruction.
     fn mapped(&self) -> Vec<(u64, u64)> {
         Vec::new()
+    }
+
+    /// What rank `rank`'s core may do with the interface without waiting for global time (memory-mapped kinds).
+    fn local(&mut self, _rank: usize) -> Option<&mut dyn LocalAccess> {
+        None
     }
 
     /// What the nodes do with arrived flits: the interface pops them itself (`Manual`, PIMP's receive FIFOs), or

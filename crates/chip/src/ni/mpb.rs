@@ -30,9 +30,10 @@
 //! runs ahead. Atomic instructions (LR/SC, AMOs) and misaligned accesses in these ranges stop the core with a
 //! report: the SCC has neither; RCCE's locks use the test-and-set registers.
 
-use super::{NetworkInterface, NiOutcome, NiStats, Placement};
+use super::{LocalAccess, NetworkInterface, NiOutcome, NiStats, Placement};
 use crate::config::{ChipConfig, MemoryConfig, MpbConfig};
 use crate::core::{Clocks, Core, CoreEnv, FaultKind, TileMemory};
+use riscv::Hart;
 use noc::{DrainPolicy, Network, NodeId, NodeOwner};
 use riscv::exec::Flow;
 use riscv::memory::AccessKind;
@@ -41,6 +42,7 @@ use riscv::{Decoded, MemFault, Memory};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// The per-core control page.
 pub const CONTROL_BASE: u64 = 0x3000_0000;
@@ -269,6 +271,12 @@ impl Wcb {
         self.count == self.data.len()
     }
 
+    /// Whether writing `len` bytes at `offset` would fill the buffer.
+    fn would_fill(&self, offset: usize, len: usize) -> bool {
+        let new = self.written[offset..offset + len].iter().filter(|&&w| !w).count();
+        self.count + new == self.data.len()
+    }
+
     fn write(&mut self, line_addr: u64, offset: usize, bytes: &[u8]) {
         self.line = Some(line_addr);
         for (i, &b) in bytes.iter().enumerate() {
@@ -338,8 +346,9 @@ enum Need {
     Clear { addr: u64, rank: usize },
 }
 
-/// A core's side of the interface.
-struct Side {
+/// A core's side of the interface: what it can do without a transfer (see [`LocalAccess`]).
+pub struct Side {
+    geo: Arc<Geometry>,
     cache: LineCache,
     wcb: Wcb,
     /// The instruction waiting for the interface (`None`: a retired store waiting for its flush) and the cycle the
@@ -356,7 +365,7 @@ struct Controller {
 }
 
 pub struct Mpb {
-    geo: Geometry,
+    geo: Arc<Geometry>,
     placement: Placement,
     concentration: u32,
     /// Every rank's MPB share, rank after rank.
@@ -408,8 +417,10 @@ impl Mpb {
                     .collect()
             })
             .unwrap_or_default();
+        let geo = Arc::new(geo);
         let sides = (0..ranks)
             .map(|_| Side {
+                geo: Arc::clone(&geo),
                 cache: LineCache::new(m.line_cache_kib as usize * 1024, m.line_cache_ways as usize, line as usize),
                 wcb: Wcb::new(line as usize),
                 blocked: None,
@@ -571,7 +582,7 @@ impl Mpb {
         }
         let pc = core.hart.pc;
         let side = &mut self.sides[rank];
-        let mut view = View { ram: &mut core.mem, side, geo: &self.geo, need: None, fault: None };
+        let mut view = View { ram: &mut core.mem, side, need: None, fault: None, local_only: false };
         let result = riscv::execute(&mut core.hart, &mut view, d);
         let (need, fault) = (view.need, view.fault);
         match result {
@@ -624,16 +635,31 @@ impl Mpb {
     }
 }
 
+impl LocalAccess for Side {
+    /// Runs a load or store that needs no transfer (a line-cache hit, a store into the write-combining buffer that
+    /// does not fill it, a control-page access) for the core, ahead of global time: exact, because the cache, the
+    /// buffer and the control page change only by this core's own instructions and by transfers it waits for.
+    fn try_local(&mut self, mem: &mut TileMemory, hart: &mut Hart, d: Decoded) -> bool {
+        if self.blocked.is_some() || !matches!(LatencyClass::of(d.op), LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
+            return false;
+        }
+        let mut view = View { ram: mem, side: self, need: None, fault: None, local_only: true };
+        matches!(riscv::execute(hart, &mut view, d), Ok(Flow::Next))
+    }
+}
+
 /// A core's memory as an instruction run by the interface sees it: its private memory, plus the interface's
 /// ranges through the line cache, the write-combining buffer and the control page. An access that needs a transfer
 /// fails with [`View::need`] set (execution changes nothing on a failure, so the instruction runs again later).
 struct View<'a> {
     ram: &'a mut TileMemory,
     side: &'a mut Side,
-    geo: &'a Geometry,
     need: Option<Need>,
     /// Why the access is an error (the core stops with it).
     fault: Option<String>,
+    /// Run by the core ahead of global time ([`LocalAccess`]): a store that would fill the write-combining buffer
+    /// fails (its write-out is a transfer, which starts in global time order), leaving everything unchanged.
+    local_only: bool,
 }
 
 impl View<'_> {
@@ -649,8 +675,8 @@ impl View<'_> {
 
     /// The place of a mapped access, or the fault for an unmapped or misaligned one.
     fn locate(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<Place, MemFault> {
-        let Some(place) = self.geo.place(addr) else {
-            let reason = format!("{kind} of {size} bytes at {addr:#x}: {}", self.geo.describe_miss(addr));
+        let Some(place) = self.side.geo.place(addr) else {
+            let reason = format!("{kind} of {size} bytes at {addr:#x}: {}", self.side.geo.describe_miss(addr));
             return Err(self.stop(addr, size, kind, reason));
         };
         if addr & u64::from(size - 1) != 0 {
@@ -677,12 +703,12 @@ impl Memory for View<'_> {
             Place::Control(offset) => match INFO.iter().find(|&&i| i as u64 == offset) {
                 Some(_) if size != 8 => Err(self.stop(addr, size, kind, format!("the MPB information registers are read with 8-byte loads, not {size}-byte ones"))),
                 Some(&info) => Ok(match info {
-                    Info::MpbBytes => self.geo.share,
-                    Info::LineBytes => self.geo.line,
+                    Info::MpbBytes => self.side.geo.share,
+                    Info::LineBytes => self.side.geo.line,
                     Info::SharedBase => SHARED_BASE,
-                    Info::SharedBytes => self.geo.shared_bytes,
-                    Info::Controllers => self.geo.controllers,
-                    Info::LocalLatency => self.geo.local_latency,
+                    Info::SharedBytes => self.side.geo.shared_bytes,
+                    Info::Controllers => self.side.geo.controllers,
+                    Info::LocalLatency => self.side.geo.local_latency,
                 }),
                 None => Err(self.stop(addr, size, kind, format!("MPB control register {offset:#x} cannot be read (0x40..0x70 can)"))),
             },
@@ -694,7 +720,7 @@ impl Memory for View<'_> {
                 _ => Err(self.wait(addr, size, kind, Need::TestAndSet { addr, rank: owner })),
             },
             Place::Mpb { .. } | Place::Shared { .. } => {
-                let line = addr & !(self.geo.line - 1);
+                let line = addr & !(self.side.geo.line - 1);
                 match self.side.cache.slot(line) {
                     Some(slot) => {
                         let off = (addr - line) as usize;
@@ -740,12 +766,15 @@ impl Memory for View<'_> {
                 _ => Err(self.wait(addr, size, kind, Need::Clear { addr, rank: owner })),
             },
             Place::Mpb { .. } | Place::Shared { .. } => {
-                let line = addr & !(self.geo.line - 1);
+                let line = addr & !(self.side.geo.line - 1);
                 if self.side.wcb.line.is_some_and(|l| l != line) {
                     return Err(self.wait(addr, size, kind, Need::Flush));
                 }
                 let off = (addr - line) as usize;
                 let bytes = &value.to_le_bytes()[..size as usize];
+                if self.local_only && self.side.wcb.would_fill(off, bytes.len()) {
+                    return Err(self.wait(addr, size, kind, Need::Flush));
+                }
                 self.side.wcb.write(line, off, bytes);
                 if let Some(slot) = self.side.cache.slot(line) {
                     self.side.cache.bytes(slot)[off..off + size as usize].copy_from_slice(bytes);
@@ -769,6 +798,10 @@ impl NetworkInterface for Mpb {
 
     fn mapped(&self) -> Vec<(u64, u64)> {
         self.geo.ranges()
+    }
+
+    fn local(&mut self, rank: usize) -> Option<&mut dyn LocalAccess> {
+        Some(&mut self.sides[rank])
     }
 
     fn drain_policy(&self) -> DrainPolicy {
