@@ -174,6 +174,20 @@ static void shared(void)
            (unsigned long long)took);
 }
 
+/* 10 loads after invalidating (misses), then 5 of another word of the same, now cached, line (hits): the counters
+ * must say so. */
+static void counts(void)
+{
+    if (me != 0) return;
+    uint64_t s = 0;
+    for (int i = 0; i < 10; i++) {
+        nocmsg_mpb_invalidate();
+        s += *word(0, 0);
+    }
+    for (int i = 0; i < 5; i++) s += *word(0, 1);
+    printf("counts: sum %llu\n", (unsigned long long)s);
+}
+
 int main(int argc, char **argv)
 {
     me = nocmsg_core_id();
@@ -184,13 +198,14 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "latency")) latency();
     else if (!strcmp(what, "lock")) lock();
     else if (!strcmp(what, "shared")) shared();
+    else if (!strcmp(what, "counts")) counts();
     else if (!strcmp(what, "misaligned")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(1) + 4);
     else if (!strcmp(what, "unmapped")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(n));
 #ifdef __riscv_atomic
     else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
 #endif
     else {
-        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|misaligned|unmapped|atomic\n");
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|misaligned|unmapped|atomic\n");
         return 2;
     }
     return 0;

@@ -227,3 +227,16 @@ fn background_traffic_slows_the_program_and_is_reported_apart() {
     let out = run(&chip("pimp-2x2"), &["--background", "interval=10"], "stale");
     assert!(!out.status.success() && text(&out.stderr).contains("--background needs a chip whose network drains its own packets"), "{}", show(&out));
 }
+
+/// Regression: a load that missed counted as a hit too when it ran again with its line (10 misses and 5 hits
+/// reported 15 hits).
+#[test]
+fn a_miss_is_not_also_counted_as_a_hit() {
+    let dir = scratch("mpb-counts");
+    let json = dir.join("s.json");
+    let out = run(&mpb_2x2(), &["-n", "1", "--stats", json.to_str().unwrap()], "counts");
+    assert_eq!(lines(&out), ["[core 0] counts: sum 0"]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ni = &v["cores"][0]["ni"];
+    assert_eq!((ni["line_hits"].as_u64(), ni["line_misses"].as_u64(), ni["reads_local"].as_u64()), (Some(5), Some(10), Some(10)), "{ni}");
+}

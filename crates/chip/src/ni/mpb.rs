@@ -558,7 +558,7 @@ impl Mpb {
         core.hart.cycle = core.hart.cycle.max(t.resume);
         match instruction {
             None => done.push(t.rank),
-            Some(d) => match self.attempt(core, d, net, env, since) {
+            Some(d) => match self.attempt(core, d, net, env, since, true) {
                 NiOutcome::Blocked => {}
                 _ => done.push(t.rank),
             },
@@ -568,7 +568,7 @@ impl Mpb {
     /// Runs `d` (a load or store in the interface's ranges) for `core` in cycle `net.now()`: completes it, or
     /// starts the transfer it needs and blocks the core (then it runs again when the transfer is back). `since` is
     /// the cycle the core first tried it.
-    fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64) -> NiOutcome {
+    fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64, retry: bool) -> NiOutcome {
         let rank = core.rank;
         let class = LatencyClass::of(d.op);
         if !matches!(class, LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
@@ -582,7 +582,7 @@ impl Mpb {
         }
         let pc = core.hart.pc;
         let side = &mut self.sides[rank];
-        let mut view = View { ram: &mut core.mem, side, need: None, fault: None, local_only: false };
+        let mut view = View { ram: &mut core.mem, side, need: None, fault: None, local_only: false, retry };
         let result = riscv::execute(&mut core.hart, &mut view, d);
         let (need, fault) = (view.need, view.fault);
         match result {
@@ -643,7 +643,7 @@ impl LocalAccess for Side {
         if self.blocked.is_some() || !matches!(LatencyClass::of(d.op), LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
             return false;
         }
-        let mut view = View { ram: mem, side: self, need: None, fault: None, local_only: true };
+        let mut view = View { ram: mem, side: self, need: None, fault: None, local_only: true, retry: false };
         matches!(riscv::execute(hart, &mut view, d), Ok(Flow::Next))
     }
 }
@@ -660,6 +660,8 @@ struct View<'a> {
     /// Run by the core ahead of global time ([`LocalAccess`]): a store that would fill the write-combining buffer
     /// fails (its write-out is a transfer, which starts in global time order), leaving everything unchanged.
     local_only: bool,
+    /// The instruction runs again after the transfer it waited for: its load was a miss, not a hit.
+    retry: bool,
 }
 
 impl View<'_> {
@@ -725,7 +727,9 @@ impl Memory for View<'_> {
                     Some(slot) => {
                         let off = (addr - line) as usize;
                         let v = read_le(&self.side.cache.bytes(slot)[off..off + size as usize]);
-                        self.side.counters.line_hits += 1;
+                        if !self.retry {
+                            self.side.counters.line_hits += 1;
+                        }
                         Ok(v)
                     }
                     // Stores still in the buffer go out before the line comes in, so a core reads its own writes.
@@ -793,7 +797,7 @@ impl NetworkInterface for Mpb {
     fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
         debug_assert_eq!(env.clocks.to_net(core.hart.cycle), net.now().0, "the network must have caught up with the core");
         let since = core.hart.cycle;
-        self.attempt(core, d, net, env, since)
+        self.attempt(core, d, net, env, since, false)
     }
 
     fn mapped(&self) -> Vec<(u64, u64)> {
