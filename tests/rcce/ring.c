@@ -16,6 +16,7 @@ int RCCE_APP(int argc, char **argv)
     CHECK(n >= 2, "ring needs 2 UEs or more");
     int next = (me + 1) % n, prev = (me + n - 1) % n;
 
+    double t0 = RCCE_wtime();
     long token = 0;
     for (int round = 0; round < 3; round++) {
         if (me == 0) {
@@ -33,6 +34,8 @@ int RCCE_APP(int argc, char **argv)
         CHECK(token == want, "token %ld after three rounds, expected %ld", token, want);
         printf("ring: the token went round 3 times, sum %ld ok\n", token);
     }
+    double t1 = RCCE_wtime();
+    CHECK(t1 > t0 && t1 - t0 < 1.0, "RCCE_wtime went from %g to %g s over three rounds", t0, t1);
 
     static unsigned char out[BLOCK], in[BLOCK];
     for (int shift = 0; shift < 4; shift++) {
