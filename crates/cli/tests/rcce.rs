@@ -167,6 +167,8 @@ fn nocmsg_cc_rcce_adds_the_header_path_and_the_library() {
     assert!(out.status.success(), "{}", show(&out));
     let line = text(&out.stdout);
     assert!(line.contains("lib/rcce/include") && line.contains("lib/rcce/build/sim-rv64im-lp64/librcce.a"), "{line}");
+    let lrcce = Command::new(root().join("bin/nocmsg-cc")).args(["-show", "prog.c", "-lrcce"]).output().unwrap();
+    assert_eq!(text(&lrcce.stdout), line, "-lrcce does what --rcce does\n{}", show(&lrcce));
     let plain = Command::new(root().join("bin/nocmsg-cc")).args(["-show", "prog.c"]).output().unwrap();
     assert!(!text(&plain.stdout).contains("lib/rcce"), "without --rcce: {}", text(&plain.stdout));
 }
