@@ -2,8 +2,8 @@
 //! with `bin/nocmsg-cc --rcce`, checks its own results (a failed check prints `FAIL ue U ...` and exits non-zero)
 //! and rank 0 prints what passed, which must match `tests/rcce/NAME.CHIP.expected` exactly: all of them on the 4
 //! cores of mpb-2x2, the cheap ones on the 64 cores of mpb-8x8, and all but the long collectives suite on an SCC-like
-//! variant of mpb-2x2 (two cores per router, so 8 KiB of MPB per UE as on the SCC and the coming scc-48, and UEs that
-//! share a router's MPB). Also: fast and debug clocking give identical stats for an RCCE program, and RCCE_send /
+//! variant of mpb-2x2 (two cores per router, so 8 KiB of MPB per UE as on the SCC and scc-48, and UEs that
+//! share a router's MPB); the ring and the locks on the 48 cores of scc-48 itself. Also: fast and debug clocking give identical stats for an RCCE program, and RCCE_send /
 //! RCCE_recv round trips on mpb-8x8 stay near what they cost when the library was written.
 //!
 //! Nothing is skipped: a missing cross compiler fails the build step with its message.
@@ -45,7 +45,8 @@ fn nocmsg(args: &[&str]) -> Output {
 /// Runs `program args` on every core of `chip` (a path) with a cycle limit, so that a hang fails instead of stalling
 /// the suite; returns rank 0's lines without their prefix after checking the run passed and no other core printed.
 fn run_rcce(chip: &str, max_cycles: u64, program: &str, args: &[&str]) -> String {
-    let path = elf(program);
+    // A test program's name, or the path of an ELF built elsewhere.
+    let path = if program.ends_with(".elf") { program.to_string() } else { elf(program) };
     let limit = max_cycles.to_string();
     let mut cmd = vec!["run", "--chip", chip, "--max-cycles", &limit, &path];
     cmd.extend_from_slice(args);
@@ -79,6 +80,30 @@ fn ring_locks_and_barrier_pass_on_the_64_cores_of_mpb_8x8() {
         // 0.25M, 1.3M and 0.93M cycles.
         let got = run_rcce(&chip("mpb-8x8"), 20_000_000, p, args);
         assert_eq!(got, expected(p, "mpb-8x8"), "{p} on mpb-8x8");
+    }
+}
+
+/// The SCC itself (chips/scc-48.toml: rv64gc cores at 533 MHz, mesh at 800 MHz, two UEs per router, 8 KiB shares):
+/// the ring and the locks on all 48 UEs, built for its ISA.
+#[test]
+fn ring_and_locks_pass_on_the_48_cores_of_scc_48() {
+    let dir = scratch("rcce-scc-48");
+    let scc = chip("scc-48");
+    let runs = [
+        ("ring", "ring: the token went round 3 times, sum 3384 ok\nring: 4 shifts of 1000 bytes on 48 UEs ok\n"),
+        ("locks", "locks: 48 UEs x 50 rounds on two locks, counters 2400 and 4800 ok\n"),
+    ];
+    for (p, want) in runs {
+        let out = dir.join(format!("{p}.elf"));
+        run_checked(
+            Command::new(root().join("bin/nocmsg-cc"))
+                .args(["--chip", &scc, "--rcce", "-O2", "-Wall", "-Werror"])
+                .arg(root().join(format!("tests/rcce/{p}.c")))
+                .arg("-o")
+                .arg(&out),
+            &format!("nocmsg-cc --chip scc-48 --rcce {p}.c"),
+        );
+        assert_eq!(run_rcce(&scc, 200_000_000, out.to_str().unwrap(), &[]), want, "{p} on scc-48");
     }
 }
 
