@@ -3,8 +3,9 @@
 //! and rank 0 prints what passed, which must match `tests/rcce/NAME.CHIP.expected` exactly: all of them on the 4
 //! cores of mpb-2x2, the cheap ones on the 64 cores of mpb-8x8, and all but the long collectives suite on an SCC-like
 //! variant of mpb-2x2 (two cores per router, so 8 KiB of MPB per UE as on the SCC and scc-48, and UEs that
-//! share a router's MPB); the ring and the locks on the 48 cores of scc-48 itself. Also: fast and debug clocking give identical stats for an RCCE program, and RCCE_send /
-//! RCCE_recv round trips on mpb-8x8 stay near what they cost when the library was written.
+//! share a router's MPB); the ring and the locks on the 48 cores of scc-48 itself. Also: fast and debug clocking
+//! give identical stats for an RCCE program, and RCCE_send / RCCE_recv round trips on mpb-8x8 stay near what they
+//! cost when the library was written.
 //!
 //! Nothing is skipped: a missing cross compiler fails the build step with its message.
 
