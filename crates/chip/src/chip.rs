@@ -1,14 +1,19 @@
 //! A chip running a program: every selected tile gets a copy of the ELF in its private memory and a boot block,
 //! then the cores advance on one global clock.
 //!
-//! Fast clocking lets each core run ahead in quanta of global time (cores in this version share nothing but the
-//! host, so running ahead is exact); debug clocking advances every core one cycle at a time. Console lines are
+//! Fast clocking lets each core run ahead in quanta of global time (a core shares nothing with the others but what
+//! goes through its network interface, whose instructions and memory-mapped accesses run in global time order, so
+//! running ahead is exact); debug clocking advances every core one cycle at a time. A memory-mapped interface (mpb)
+//! also acts on its own (serving requests, completing transfers): it runs in every network cycle that has something
+//! for it, and cores waiting for a transfer are blocked until it is back. Cores and network may have different
+//! clocks ([`crate::core::Clocks`]); background traffic ([`crate::background`]) may share the network. Console lines are
 //! handed out at fixed boundaries of global time, sorted by (cycle, core), so both clockings print exactly the
 //! same thing in the same order.
 
+use crate::background::{Background, BackgroundSpec};
 use crate::config::{ChipConfig, MEMORY_BASE};
 use crate::console::ConsoleLine;
-use crate::core::{Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
+use crate::core::{Clocks, Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
 use crate::ni::{self, NetworkInterface, NiOutcome, Placement};
 use noc::{Cycle, Network};
 use riscv::Decoded;
@@ -50,6 +55,8 @@ pub struct RunOptions {
     pub work_dir: std::path::PathBuf,
     /// Count the cycles spent in each function ([`Chip::profile`]).
     pub profile: bool,
+    /// Synthetic traffic sharing the network with the program (`--background`).
+    pub background: Vec<BackgroundSpec>,
 }
 
 /// Something the run reports while it goes.
@@ -221,6 +228,7 @@ pub struct Chip {
     functions: Vec<Function>,
     /// For naming what deadlocked cores are blocked in.
     diagnostics: Arc<ProgramDiagnostics>,
+    background: Option<Background>,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -323,6 +331,7 @@ impl Chip {
             ni: config.ni.kind,
             misaligned_split: config.misaligned_split(),
             ni_mapped: Vec::new(),
+            clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
         };
         let mesh = &config.mesh;
         let mut cores = Vec::with_capacity(options.tiles.len());
@@ -374,7 +383,30 @@ impl Chip {
             cores.iter_mut().for_each(Core::enable_profile);
         }
         let diagnostics = Arc::new(ProgramDiagnostics::new(program));
-        Ok(Chip { config, cores, network, ni, env, options, program_path: program.path.clone(), functions: program.functions.clone(), diagnostics })
+        let background = match (&options.background[..], &network, &ni) {
+            ([], _, _) => None,
+            (specs, Some(net), Some(ni)) if ni.drain_policy() == noc::DrainPolicy::Auto => {
+                Some(Background::new(specs, net.mesh()).map_err(LoadError::Setting)?)
+            }
+            _ => {
+                return Err(LoadError::Setting(format!(
+                    "--background needs a chip whose network drains its own packets (ni.kind = \"mpb\"); {} has ni.kind = {:?} (PIMP's receive FIFOs are the ejection queues)",
+                    config.name, config.ni.kind
+                )))
+            }
+        };
+        Ok(Chip {
+            config,
+            cores,
+            network,
+            ni,
+            env,
+            options,
+            program_path: program.path.clone(),
+            functions: program.functions.clone(),
+            diagnostics,
+            background,
+        })
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -396,7 +428,9 @@ impl Chip {
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
+        let clocks = self.env.clocks;
         let mut finished = Vec::new();
+        let mut delivered = Vec::new();
         let mut horizon = quantum.min(limit);
         let mut limited = false;
         let mut deadlock = None;
@@ -406,7 +440,8 @@ impl Chip {
             // Every core runs ahead on its own until the horizon or its next NI instruction.
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
-                match core.run(horizon, &self.env) {
+                let local = self.ni.as_mut().and_then(|ni| ni.local(rank));
+                match core.run(horizon, &self.env, local) {
                     RunStop::Horizon => sched.ready.push(rank),
                     RunStop::Stopped => {
                         let end = core.end_cycle.unwrap_or(core.hart.cycle);
@@ -430,7 +465,15 @@ impl Chip {
                     // A memory-mapped interface acts on its own (serves requests, completes transfers): it runs in
                     // every cycle the network reaches, and the network stops at its next event.
                     if ticking {
-                        ni.tick(&mut self.cores, net, &self.env, &mut finished);
+                        delivered.clear();
+                        delivered.extend(net.take_delivered());
+                        if let Some(bg) = self.background.as_mut() {
+                            delivered.retain(|d| !bg.record(d));
+                            if bg.next_at() == net.now().0 {
+                                bg.inject(net);
+                            }
+                        }
+                        ni.tick(&mut self.cores, net, &self.env, &delivered, &mut finished);
                         for rank in finished.drain(..) {
                             sched.unblock(rank);
                             let core = &mut self.cores[rank];
@@ -441,12 +484,14 @@ impl Chip {
                                 core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
                             }
                         }
-                        t = t.min(ni.next_event());
                     }
-                    if net.now().0 >= t {
+                    // Core cycle `t` is at the first network cycle at or after it (the clocks may differ).
+                    let target = clocks.to_net(t);
+                    if net.now().0 >= target {
                         break;
                     }
-                    if !debug && net.skip_idle_to(Cycle(t)) {
+                    let next_background = self.background.as_ref().map_or(u64::MAX, Background::next_at);
+                    if !debug && net.skip_idle_to(Cycle(target.min(ni.next_event()).min(next_background))) {
                         continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
@@ -456,7 +501,7 @@ impl Chip {
                             && sched.everyone_asleep()
                             && net.now().0 - net.last_progress().0 > self.config.network.watchdog_cycles
                         {
-                            t = net.now().0;
+                            t = clocks.to_core(net.now().0);
                         }
                     }
                 }
@@ -511,7 +556,8 @@ impl Chip {
                     && sched.asleep.is_empty()
                     && sched.blocked == 0
                     && self.network.as_ref().map_or(true, Network::is_idle)
-                    && self.ni.as_ref().map_or(true, |ni| ni.next_event() == u64::MAX);
+                    && self.ni.as_ref().map_or(true, |ni| ni.next_event() == u64::MAX)
+                    && self.background.is_none();
                 if !debug && quiet {
                     let earliest = sched.ready.iter().map(|&r| self.cores[r].hart.cycle).min().unwrap_or(0);
                     if earliest >= horizon {
@@ -530,9 +576,25 @@ impl Chip {
             sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
             // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
             // same with either clocking: the network catches up to it, and anything it did later is ignored.
-            let last = self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0);
-            while net.now().0 < last && !net.skip_idle_to(Cycle(last)) {
-                net.step().expect("the chip watches for deadlocks itself");
+            let last = clocks.to_net(self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0));
+            // Background traffic goes on until then too (the debug clocking, which steps the network cycle by
+            // cycle, has run it that far).
+            loop {
+                if let Some(bg) = self.background.as_mut() {
+                    for d in net.take_delivered() {
+                        bg.record(&d);
+                    }
+                    if bg.next_at() == net.now().0 && net.now().0 < last {
+                        bg.inject(net);
+                    }
+                }
+                if net.now().0 >= last {
+                    break;
+                }
+                let stop = last.min(self.background.as_ref().map_or(u64::MAX, Background::next_at));
+                if !net.skip_idle_to(Cycle(stop)) {
+                    net.step().expect("the chip watches for deadlocks itself");
+                }
             }
             ni.finish(net, last);
         }
@@ -647,7 +709,13 @@ impl Chip {
             .collect();
         let mut stats =
             RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
-        stats.network = self.network.as_ref().map(network_stats);
+        stats.network = self.network.as_ref().map(|net| {
+            let mut n = network_stats(net);
+            n.frequency_hz = self.config.network_frequency_mhz() * 1_000_000;
+            n.program_packets = self.ni.as_ref().and_then(|ni| ni.packet_latency());
+            n.background = self.background.as_ref().map(Background::stats);
+            n
+        });
         stats.memory_controllers = self.ni.as_ref().map(|ni| ni.controller_stats()).unwrap_or_default();
         stats
     }
@@ -669,6 +737,9 @@ fn network_stats(net: &Network) -> NetworkStats {
         }
     }
     NetworkStats {
+        frequency_hz: 0,
+        program_packets: None,
+        background: None,
         flits_injected: net.flits_drained() + net.flits_in_network(),
         flits_received: net.flits_drained(),
         flits_per_port: per_port,

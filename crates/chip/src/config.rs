@@ -77,6 +77,10 @@ fn default_stack_kib() -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSection {
+    /// The network's clock (routers, links, memory controllers), if not the cores' (`core.frequency_mhz`); all
+    /// `network.*_cycles` and `memory.*_cycles` count its cycles. Only the mpb interface supports a clock of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_mhz: Option<u64>,
     #[serde(default = "default_router")]
     pub router: String,
     /// The topology: "mesh", "torus" or "ring" (see `noc::topology::Topology`); the shape comes from `[mesh]`.
@@ -224,14 +228,15 @@ pub struct MpbConfig {
     /// as one.
     #[serde(default = "default_flit_bytes")]
     pub flit_bytes: u32,
-    /// Cycles of an access to the MPB of the core's own router (no network).
+    /// Core cycles of an access to the MPB of the core's own router (no network). The MPB and the requester's mesh
+    /// interface are in the tile, on the core clock; the network and the memory controllers run on the network's.
     #[serde(default = "default_local_latency")]
     pub local_latency_cycles: u32,
-    /// Cycles the MPB at a remote router takes to serve a request once it has arrived.
+    /// Core cycles the MPB at a remote router takes to serve a request once it has arrived.
     #[serde(default = "default_local_latency")]
     pub service_cycles: u32,
-    /// Cycles the requesting core's mesh interface adds to every remote access or shared-memory access, on top of
-    /// the network's round trip and the service.
+    /// Core cycles the requesting core's mesh interface adds to every remote access or shared-memory access, on top
+    /// of the network's round trip and the service.
     #[serde(default = "default_remote_overhead")]
     pub remote_overhead_cycles: u32,
     /// The per-core cache of MPB and shared-memory lines (read-allocate, write-through, no coherence: a line
@@ -283,10 +288,10 @@ pub struct MemoryConfig {
     pub controllers: Vec<[u32; 2]>,
     #[serde(default = "default_interleave_kib")]
     pub interleave_kib: u64,
-    /// Cycles from a request reaching an idle controller to its response leaving (the DRAM access).
+    /// Network cycles from a request reaching an idle controller to its response leaving (the DRAM access).
     #[serde(default = "default_dram_latency")]
     pub latency_cycles: u32,
-    /// Cycles a controller is busy per line: its bandwidth. Requests arriving meanwhile queue.
+    /// Network cycles a controller is busy per line: its bandwidth. Requests arriving meanwhile queue.
     #[serde(default = "default_dram_cycles_per_line")]
     pub cycles_per_line: u32,
 }
@@ -381,6 +386,17 @@ impl ChipConfig {
         for (field, v) in [("ni.send_fifo_entries", self.ni.send_fifo_entries), ("ni.recv_fifo_entries", self.ni.recv_fifo_entries)] {
             if v == 0 || v > 4096 {
                 return Err(self.invalid(format!("{field} = {v}: must be between 1 and 4096")));
+            }
+        }
+        if let Some(f) = self.network.frequency_mhz {
+            if f == 0 || f > 100_000 {
+                return Err(self.invalid(format!("network.frequency_mhz = {f}: must be between 1 and 100000")));
+            }
+            if f != self.core.frequency_mhz && self.ni.kind != NiKind::Mpb {
+                return Err(self.invalid(format!(
+                    "network.frequency_mhz = {f} differs from core.frequency_mhz = {}: only the mpb interface supports separate clocks so far",
+                    self.core.frequency_mhz
+                )));
             }
         }
         self.validate_mpb()?;
@@ -552,6 +568,11 @@ impl ChipConfig {
     pub fn frequency_hz(&self) -> u64 {
         self.core.frequency_mhz * 1_000_000
     }
+
+    /// The network's clock (the cores' unless `network.frequency_mhz` says otherwise).
+    pub fn network_frequency_mhz(&self) -> u64 {
+        self.network.frequency_mhz.unwrap_or(self.core.frequency_mhz)
+    }
 }
 
 fn one_line(e: &toml::de::Error) -> String {
@@ -620,6 +641,14 @@ mod tests {
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, isa = \"rv64imd\""), "D needs F"),
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, misaligned_access = \"emulate\""), "core.misaligned_access = \"emulate\": must be"),
             (MINIMAL.replace("memory_kib = 256", "memory_kib = 256, timing = { fp_div64_cycles = 0 }"), "core.timing: fp_div64_cycles = 0"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\n[ni.mpb]\nmpb_kib = 8"), "[ni.mpb] is set but ni.kind = Pimp"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"pimp\"\n[network]\nfrequency_mhz = 800"), "network.frequency_mhz = 800 differs from core.frequency_mhz = 500: only the mpb"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[ni.mpb]\nline_bytes = 24"), "ni.mpb.line_bytes = 24: must be a power of two"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[ni.mpb]\nline_cache_ways = 3"), "line_cache_ways = 3: the cache"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[ni.mpb]\nlocal_latency_cycles = 0"), "ni.mpb.local_latency_cycles = 0"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 2]]"), "memory.controllers[0] = [0, 2]: no such router (the mesh is 2x2)"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = []"), "memory.controllers is empty"),
+            (format!("{MINIMAL}\n[memory]\ncontrollers = [[0, 0]]"), "[memory] is set but ni.kind = None"),
         ];
         for (text, want) in cases {
             let err = ChipConfig::parse(&text, "t.toml").unwrap_err().to_string();

@@ -169,6 +169,61 @@ pub enum RunStop {
     Ni(Decoded),
 }
 
+/// The core clock and the network clock, which may differ (the SCC: 533 MHz cores, an 800 MHz mesh). Global time is
+/// exact: core cycle `c` is at `c / core MHz` microseconds, network cycle `n` at `n / network MHz`; whatever a core
+/// does with the network happens at the first network cycle at or after its core cycle, and what the network
+/// delivers reaches the core at the first core cycle at or after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clocks {
+    /// Periods in units of 1 / lcm(core MHz, network MHz) microseconds.
+    core_period: u64,
+    net_period: u64,
+}
+
+impl Clocks {
+    pub fn new(core_mhz: u64, net_mhz: u64) -> Clocks {
+        let (mut a, mut b) = (core_mhz, net_mhz);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        Clocks { core_period: net_mhz / a, net_period: core_mhz / a }
+    }
+
+    /// Both clocks are one.
+    pub fn same(&self) -> bool {
+        self.core_period == self.net_period
+    }
+
+    /// The first network cycle at or after core cycle `c`.
+    #[inline]
+    pub fn to_net(&self, c: u64) -> u64 {
+        if self.same() {
+            c
+        } else {
+            (u128::from(c) * u128::from(self.core_period)).div_ceil(u128::from(self.net_period)) as u64
+        }
+    }
+
+    /// The first core cycle at or after network cycle `n`.
+    #[inline]
+    pub fn to_core(&self, n: u64) -> u64 {
+        if self.same() {
+            n
+        } else {
+            (u128::from(n) * u128::from(self.net_period)).div_ceil(u128::from(self.core_period)) as u64
+        }
+    }
+
+    /// Network cycles covering at least `c` core cycles (a duration).
+    pub fn net_cycles(&self, c: u64) -> u64 {
+        if self.same() {
+            c
+        } else {
+            (u128::from(c) * u128::from(self.core_period)).div_ceil(u128::from(self.net_period)) as u64
+        }
+    }
+}
+
 /// Read-only facts shared by all cores of a run.
 #[derive(Debug)]
 pub struct CoreEnv {
@@ -192,6 +247,7 @@ pub struct CoreEnv {
     /// Address ranges `[lo, hi)` the network interface serves (memory-mapped interfaces): a load or store there
     /// stops the fast loop and is handed to the interface ([`RunStop::Ni`]). Empty for the others.
     pub ni_mapped: Vec<(u64, u64)>,
+    pub clocks: Clocks,
 }
 
 /// One core and everything it owns.
@@ -220,6 +276,16 @@ pub struct Core {
     /// `instret` when the last trap was taken: a trap with no instruction retired since then is raised by the
     /// handler's first instruction.
     last_trap_instret: Option<u64>,
+}
+
+/// What became of an access in the network interface's address ranges.
+enum NiAccess {
+    /// Not in them.
+    NotMine,
+    /// Run and retired by the interface's local part.
+    Done,
+    /// For the interface, in global time order.
+    Hand(Decoded),
 }
 
 /// How an instruction handed to the environment ended.
@@ -340,17 +406,18 @@ impl Core {
 
     /// Runs until the core's clock reaches `until`, it stops, or its next instruction needs the network
     /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
-    pub fn run(&mut self, until: u64, env: &CoreEnv) -> RunStop {
+    /// `local` is the interface's part this core may use ahead of global time (memory-mapped interfaces).
+    pub fn run(&mut self, until: u64, env: &CoreEnv, mut local: Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
         if self.profile.is_some() {
-            self.run_loop::<true>(until, env)
+            self.run_loop::<true>(until, env, &mut local)
         } else {
-            self.run_loop::<false>(until, env)
+            self.run_loop::<false>(until, env, &mut local)
         }
     }
 
     /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing.
     #[inline(always)]
-    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv) -> RunStop {
+    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
         while self.hart.cycle < until {
             let (pc, start) = (self.hart.pc, self.hart.cycle);
             let d = match self.fetch_decoded() {
@@ -385,8 +452,10 @@ impl Core {
                 Err(fault) => match self.execute_split(fault, env) {
                     Ok(redirected) => redirected,
                     Err(fault) => {
-                        if let Some(d) = self.ni_access(&fault, env) {
-                            return RunStop::Ni(d);
+                        match self.ni_access(&fault, env, local) {
+                            NiAccess::NotMine => {}
+                            NiAccess::Done => continue,
+                            NiAccess::Hand(d) => return RunStop::Ni(d),
                         }
                         if !self.execution_exception(&fault, env) {
                             return RunStop::Stopped;
@@ -465,16 +534,26 @@ impl Core {
     }
 
     /// After the instruction at the pc failed with `fault`: if that was a load or store outside private memory in
-    /// an address range of the network interface, the instruction (fetched again, see `execution_exception`) for
-    /// the interface to run. Cold: memory-mapped interfaces cost the fast loop nothing.
+    /// an address range of the network interface, either the interface's local part runs it at once (a line-cache
+    /// hit...: it retires here) or the instruction (fetched again, see `execution_exception`) goes to the interface
+    /// in global time order. Cold: memory-mapped interfaces cost the fast loop nothing.
     #[cold]
     #[inline(never)]
-    fn ni_access(&mut self, fault: &Fault, env: &CoreEnv) -> Option<Decoded> {
-        let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return None };
+    fn ni_access(&mut self, fault: &Fault, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> NiAccess {
+        let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return NiAccess::NotMine };
         if kind == riscv::memory::AccessKind::Fetch || !env.ni_mapped.iter().any(|&(lo, hi)| (lo..hi).contains(&addr)) {
-            return None;
+            return NiAccess::NotMine;
         }
-        self.fetch().ok()
+        let Ok(d) = self.fetch() else { return NiAccess::NotMine };
+        if let Some(l) = local.as_deref_mut() {
+            let (pc, start) = (self.hart.pc, self.hart.cycle);
+            if l.try_local(&mut self.mem, &mut self.hart, d) {
+                self.retire(&d, false, env);
+                self.charge(pc, self.hart.cycle - start);
+                return NiAccess::Done;
+            }
+        }
+        NiAccess::Hand(d)
     }
 
     /// After the instruction at the pc failed with `fault`: if that was a misaligned load or store on a chip with
@@ -668,5 +747,29 @@ fn fault_reason(fault: &Fault) -> String {
     match fault {
         Fault::Csr { .. } | Fault::RoundingMode { .. } | Fault::Privileged { .. } => format!("illegal instruction: {fault}"),
         Fault::Memory(_) | Fault::MisalignedTarget { .. } | Fault::MisalignedAtomic { .. } => fault.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::Clocks;
+
+    #[test]
+    fn clocks_convert_to_the_first_cycle_at_or_after() {
+        let same = Clocks::new(1000, 1000);
+        assert!(same.same());
+        assert_eq!((same.to_net(17), same.to_core(17), same.net_cycles(5)), (17, 17, 5));
+        // The SCC: 533 MHz cores, 800 MHz mesh. Core cycle 533 is network cycle 800 exactly (1 us).
+        let scc = Clocks::new(533, 800);
+        assert_eq!((scc.to_net(533), scc.to_core(800)), (800, 533));
+        assert_eq!(scc.to_net(1), 2, "core cycle 1 is at 1.5 network cycles: the next network edge is 2");
+        assert_eq!(scc.to_core(1), 1, "network cycle 1 is at 0.67 core cycles: the next core edge is 1");
+        assert_eq!(scc.to_core(2), 2);
+        assert_eq!(scc.net_cycles(15), 23, "15 core cycles = 22.5 network cycles, rounded up");
+        for c in 0..2000 {
+            let n = scc.to_net(c);
+            assert!(n * 533 >= c * 800 && (n == 0 || (n - 1) * 533 < c * 800), "core {c} -> net {n}");
+            assert!(scc.to_core(n) >= c);
+        }
     }
 }

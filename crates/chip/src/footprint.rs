@@ -87,6 +87,16 @@ pub fn estimate(config: &ChipConfig, program: &Program, cores: usize, profile: b
             m.fixed_bytes.saturating_add(packets.saturating_mul(m.bytes_per_packet))
         }
     };
+    // The mpb interface: every rank's MPB share and line cache, and the shared memory (host pages are only used
+    // where touched, so this is an upper bound).
+    let interface_bytes = if config.ni.kind == NiKind::Mpb {
+        let m = config.mpb();
+        let share = u64::from(m.mpb_kib) * 1024 / u64::from(config.mesh.concentration);
+        cores.saturating_mul(share + u64::from(m.line_cache_kib) * 1024) + config.memory.as_ref().map_or(0, |mem| mem.shared_mib << 20)
+    } else {
+        0
+    };
+    let network_bytes = network_bytes.saturating_add(interface_bytes);
     let tiles = config.tiles() as u64;
     let file_bytes: u64 = program.segments.iter().map(|s| s.data.len() as u64).sum();
     let shared_bytes = file_bytes

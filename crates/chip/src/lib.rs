@@ -14,6 +14,7 @@
 //! information and exit. Guest errors stop the core with a [`core::CoreFault`] naming core, pc, instruction and
 //! reason; they never bring down the simulator.
 
+pub mod background;
 pub mod chip;
 pub mod config;
 pub mod console;

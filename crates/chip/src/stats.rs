@@ -142,6 +142,14 @@ pub struct RunStats {
 /// What the on-chip network carried.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NetworkStats {
+    /// The network's clock (the cores' unless the chip gives it one of its own).
+    pub frequency_hz: u64,
+    /// Latency of the interface's own packets, network cycles (interfaces whose packets the network drains: mpb).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program_packets: Option<crate::background::LatencySummary>,
+    /// Background traffic (`--background`), reported apart from the program's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background: Option<crate::background::BackgroundStats>,
     /// Flits that entered the network, and flits taken out by the receiving interfaces.
     pub flits_injected: u64,
     pub flits_received: u64,

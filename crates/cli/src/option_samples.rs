@@ -23,6 +23,7 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("run", "max_cycles", &["100000"]),
     ("run", "work_dir", &["."]),
     ("run", "profile", &["profile.json"]),
+    ("run", "background", &["pattern=uniform,rate=0.05,flits=2,nodes=0-7,seed=1"]),
     ("run", "command", &["prog.elf", "-n", "3"]),
     ("traffic", "mesh", &["4x4"]),
     ("traffic", "concentration", &["2"]),

@@ -49,6 +49,11 @@ pub struct RunArgs {
     /// Write the cycles spent in each function (all cores) to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+    /// Synthetic traffic sharing the network with the program (mpb chips; repeatable): injectors on network nodes,
+    /// e.g. `pattern=uniform,rate=0.05,flits=2,nodes=0-7,seed=1` or `interval=200` instead of `rate` (flits per
+    /// node per cycle). Its latency is reported apart from the program's in --stats (network.background).
+    #[arg(long, value_name = "SPEC", value_parser = chip::background::BackgroundSpec::parse)]
+    pub background: Vec<chip::background::BackgroundSpec>,
     /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
@@ -156,7 +161,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !work_dir.is_dir() {
         return Err(Exit::Usage(format!("--work-dir {}: not a directory", work_dir.display())).into());
     }
-    let options = RunOptions { tiles, args: args.program_args().to_vec(), debug_clocking: args.debug_clocking, max_cycles: args.max_cycles, work_dir, profile: args.profile.is_some() };
+    let options = RunOptions {
+        tiles,
+        args: args.program_args().to_vec(),
+        debug_clocking: args.debug_clocking,
+        max_cycles: args.max_cycles,
+        work_dir,
+        profile: args.profile.is_some(),
+        background: args.background.clone(),
+    };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
     if let Some(dir) = &args.console_dir {

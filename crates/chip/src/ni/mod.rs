@@ -1,4 +1,5 @@
-//! Network interfaces: how a core's instructions become flits and flits become values in its registers.
+//! Network interfaces: how a core's instructions (PIMP) or loads and stores (mpb, memory-mapped) become flits and
+//! flits become values in its registers.
 //!
 //! Every kind implements [`NetworkInterface`]. The chip calls it only when the network's clock has caught up with
 //! the core (`core.hart.cycle == net.now()`), so an interface sees its FIFOs exactly as they are in that cycle and
@@ -6,6 +7,11 @@
 //! "loop while nothing arrived") is put to sleep by the chip and woken when [`NetworkInterface::still_waiting`]
 //! turns false; the skipped iterations are charged exactly as if they had run ([`NetworkInterface::skip_waits`]),
 //! so the debug clocking, which runs every iteration, gives the same numbers.
+//!
+//! A memory-mapped kind names its address ranges ([`NetworkInterface::mapped`]); a core's load or store there is
+//! handed to it like an NI instruction, and it may block the core ([`NiOutcome::Blocked`]) until a transfer is back,
+//! reporting that from [`NetworkInterface::tick`], which the chip calls in every network cycle the interface has
+//! something to do (its packets are drained by the network, `DrainPolicy::Auto`).
 //!
 //! Adding a kind: one file here implementing the trait, one entry in [`build`], one `lib/ports/<kind>` in the
 //! library; the library's test suite then runs on it.
@@ -92,6 +98,13 @@ impl Placement {
     }
 }
 
+/// The part of an interface a core uses on its own, ahead of global time: accesses to state only that core changes.
+pub trait LocalAccess {
+    /// Executes `d` (a load or store in the interface's ranges, at the pc) if it needs nothing outside the core,
+    /// and returns whether it did (then the pc has moved on; the caller retires it). Otherwise changes nothing.
+    fn try_local(&mut self, mem: &mut crate::core::TileMemory, hart: &mut riscv::Hart, d: Decoded) -> bool;
+}
+
 /// One kind of network interface, for all tiles of a chip.
 pub trait NetworkInterface {
     /// The kind's name as written in chip files.
@@ -132,6 +145,11 @@ pub trait NetworkInterface {
         Vec::new()
     }
 
+    /// What rank `rank`'s core may do with the interface without waiting for global time (memory-mapped kinds).
+    fn local(&mut self, _rank: usize) -> Option<&mut dyn LocalAccess> {
+        None
+    }
+
     /// What the nodes do with arrived flits: the interface pops them itself (`Manual`, PIMP's receive FIFOs), or
     /// the network drains them and the interface takes the packets in [`NetworkInterface::tick`] (`Auto`).
     fn drain_policy(&self) -> DrainPolicy {
@@ -145,9 +163,15 @@ pub trait NetworkInterface {
     }
 
     /// With the network at `net.now()` (after every step, and before the NI instructions due in that cycle run):
-    /// takes the packets delivered so far and runs the events due. Appends to `done` the ranks whose blocked
+    /// handles the packets `delivered` since the last call (the chip took them from the network; background
+    /// traffic is among them, with its own tag) and runs the events due. Appends to `done` the ranks whose blocked
     /// instruction has finished (they run on from their `hart.cycle`, or have stopped).
-    fn tick(&mut self, _cores: &mut [Core], _net: &mut Network, _env: &CoreEnv, _done: &mut Vec<usize>) {}
+    fn tick(&mut self, _cores: &mut [Core], _net: &mut Network, _env: &CoreEnv, _delivered: &[noc::Delivery], _done: &mut Vec<usize>) {}
+
+    /// Latency of the interface's own packets, for kinds whose packets the network drains (`Auto`).
+    fn packet_latency(&self) -> Option<crate::background::LatencySummary> {
+        None
+    }
 
     /// End of the run, at cycle `end` (the network has been simulated at least that far): counts what was left
     /// in the FIFOs then, ignoring whatever the network did after `end`.

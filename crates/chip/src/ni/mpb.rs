@@ -30,9 +30,10 @@
 //! runs ahead. Atomic instructions (LR/SC, AMOs) and misaligned accesses in these ranges stop the core with a
 //! report: the SCC has neither; RCCE's locks use the test-and-set registers.
 
-use super::{NetworkInterface, NiOutcome, NiStats, Placement};
+use super::{LocalAccess, NetworkInterface, NiOutcome, NiStats, Placement};
 use crate::config::{ChipConfig, MemoryConfig, MpbConfig};
-use crate::core::{Core, CoreEnv, FaultKind, TileMemory};
+use crate::core::{Clocks, Core, CoreEnv, FaultKind, TileMemory};
+use riscv::Hart;
 use noc::{DrainPolicy, Network, NodeId, NodeOwner};
 use riscv::exec::Flow;
 use riscv::memory::AccessKind;
@@ -41,6 +42,7 @@ use riscv::{Decoded, MemFault, Memory};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// The per-core control page.
 pub const CONTROL_BASE: u64 = 0x3000_0000;
@@ -55,6 +57,10 @@ pub const TAS_BASE: u64 = 0x3001_0000;
 pub const MPB_BASE: u64 = 0x4000_0000;
 /// Off-chip shared memory.
 pub const SHARED_BASE: u64 = 0x1_0000_0000;
+/// Ends of the windows the interface claims ([`CONTROL_BASE`] up to the end of the MPB window, and shared memory up
+/// to its largest size).
+const MPB_WINDOW_END: u64 = 0x8000_0000;
+const SHARED_WINDOW_END: u64 = SHARED_BASE + (4096 << 20);
 
 /// Read-only registers of the control page (8-byte loads at [`CONTROL_BASE`] + offset).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,29 +172,27 @@ impl Geometry {
         None
     }
 
-    /// The ranges the interface serves.
+    /// The ranges the interface serves: whole windows, so that an access past the end of the mapped part is
+    /// reported with the map ([`Self::describe_miss`]) rather than as an access outside private memory.
     fn ranges(&self) -> Vec<(u64, u64)> {
-        let mut r = vec![
-            (CONTROL_BASE, CONTROL_BASE + CONTROL_BYTES),
-            (TAS_BASE, TAS_BASE + 8 * self.ranks as u64),
-            (MPB_BASE, MPB_BASE + self.share * self.ranks as u64),
-        ];
-        if self.shared_bytes > 0 {
-            r.push((SHARED_BASE, SHARED_BASE + self.shared_bytes));
-        }
-        r
+        vec![(CONTROL_BASE, MPB_WINDOW_END), (MPB_BASE, MPB_WINDOW_END), (SHARED_BASE, SHARED_WINDOW_END)]
     }
 
-    /// Why an address near the ranges is not in them (for the fault report).
+    /// Why an address in the interface's windows is not mapped (for the fault report).
     fn describe_miss(&self, addr: u64) -> String {
         let mpb_end = MPB_BASE + self.share * self.ranks as u64;
+        let shared = if self.shared_bytes == 0 {
+            "and this chip has no shared memory ([memory])".to_string()
+        } else {
+            format!("shared memory at {SHARED_BASE:#x}..{:#x}", SHARED_BASE + self.shared_bytes)
+        };
         format!(
             "{addr:#x} is not mapped: the MPBs of ranks 0..{} are at {MPB_BASE:#x}..{mpb_end:#x} ({} bytes each), the test-and-set registers at \
-             {TAS_BASE:#x}..{:#x}, shared memory at {SHARED_BASE:#x}..{:#x}",
+             {TAS_BASE:#x}..{:#x}, the control page at {CONTROL_BASE:#x}..{:#x}, {shared}",
             self.ranks - 1,
             self.share,
             TAS_BASE + 8 * self.ranks as u64,
-            SHARED_BASE + self.shared_bytes
+            CONTROL_BASE + CONTROL_BYTES,
         )
     }
 }
@@ -267,6 +271,12 @@ impl Wcb {
         self.count == self.data.len()
     }
 
+    /// Whether writing `len` bytes at `offset` would fill the buffer.
+    fn would_fill(&self, offset: usize, len: usize) -> bool {
+        let new = self.written[offset..offset + len].iter().filter(|&&w| !w).count();
+        self.count + new == self.data.len()
+    }
+
     fn write(&mut self, line_addr: u64, offset: usize, bytes: &[u8]) {
         self.line = Some(line_addr);
         for (i, &b) in bytes.iter().enumerate() {
@@ -307,6 +317,8 @@ struct Transfer {
     mask: Vec<bool>,
     /// Test-and-set: the register's old value.
     value: u64,
+    /// The core cycle at which the core has the result.
+    resume: u64,
 }
 
 /// Something the interface does at a given cycle.
@@ -334,8 +346,9 @@ enum Need {
     Clear { addr: u64, rank: usize },
 }
 
-/// A core's side of the interface.
-struct Side {
+/// A core's side of the interface: what it can do without a transfer (see [`LocalAccess`]).
+pub struct Side {
+    geo: Arc<Geometry>,
     cache: LineCache,
     wcb: Wcb,
     /// The instruction waiting for the interface (`None`: a retired store waiting for its flush) and the cycle the
@@ -352,7 +365,7 @@ struct Controller {
 }
 
 pub struct Mpb {
-    geo: Geometry,
+    geo: Arc<Geometry>,
     placement: Placement,
     concentration: u32,
     /// Every rank's MPB share, rank after rank.
@@ -365,6 +378,9 @@ pub struct Mpb {
     free: Vec<u32>,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
+    clocks: Clocks,
+    /// Latency of the requests and responses, network cycles.
+    latency: noc::Histogram,
 }
 
 impl Mpb {
@@ -401,8 +417,10 @@ impl Mpb {
                     .collect()
             })
             .unwrap_or_default();
+        let geo = Arc::new(geo);
         let sides = (0..ranks)
             .map(|_| Side {
+                geo: Arc::clone(&geo),
                 cache: LineCache::new(m.line_cache_kib as usize * 1024, m.line_cache_ways as usize, line as usize),
                 wcb: Wcb::new(line as usize),
                 blocked: None,
@@ -423,6 +441,8 @@ impl Mpb {
             free: Vec::new(),
             events: BinaryHeap::new(),
             seq: 0,
+            clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
+            latency: noc::Histogram::default(),
         }
     }
 
@@ -453,8 +473,9 @@ impl Mpb {
         }
     }
 
-    /// Starts a transfer for `rank` at cycle `now`.
-    fn start(&mut self, rank: usize, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
+    /// Starts a transfer for `rank`, whose core is at core cycle `cycle` (the network at the first cycle after).
+    #[allow(clippy::too_many_arguments)]
+    fn start(&mut self, rank: usize, cycle: u64, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
         let c = &mut self.sides[rank].counters;
         let local = matches!(place, Place::Mpb { rank: owner, .. } | Place::Tas(owner) if self.placement.rank_node[owner].0 / self.concentration == self.placement.rank_node[rank].0 / self.concentration);
         match (kind, place) {
@@ -470,7 +491,7 @@ impl Mpb {
         if kind == Kind::WriteLine {
             c.lines_out += 1;
         }
-        let t = Transfer { rank, kind, place, addr, data, mask, value: 0 };
+        let t = Transfer { rank, kind, place, addr, data, mask, value: 0, resume: cycle + self.geo.local_latency };
         let id = match self.free.pop() {
             Some(id) => {
                 self.transfers[id as usize] = Some(t);
@@ -481,9 +502,8 @@ impl Mpb {
                 (self.transfers.len() - 1) as u32
             }
         };
-        let now = net.now().0;
         match self.target(rank, place) {
-            None => self.at(now + self.geo.local_latency, Event::Serve(id)),
+            None => self.at(self.clocks.to_net(cycle + self.geo.local_latency), Event::Serve(id)),
             Some(dst) => {
                 let flits = if kind == Kind::WriteLine { self.geo.line_flits } else { 1 };
                 net.enqueue(self.node(rank), dst, flits, u64::from(id), TAG_REQUEST);
@@ -533,13 +553,12 @@ impl Mpb {
             Kind::Clear => side.left = Some(Left::TasCleared { addr: t.addr }),
         }
         let core = &mut cores[t.rank];
-        let now = net.now().0;
         let (instruction, since) = side.blocked.take().expect("a transfer's core waits for it");
-        side.counters.stall_cycles += now.saturating_sub(core.hart.cycle);
-        core.hart.cycle = core.hart.cycle.max(now);
+        side.counters.stall_cycles += t.resume.saturating_sub(core.hart.cycle);
+        core.hart.cycle = core.hart.cycle.max(t.resume);
         match instruction {
             None => done.push(t.rank),
-            Some(d) => match self.attempt(core, d, net, env, since) {
+            Some(d) => match self.attempt(core, d, net, env, since, true) {
                 NiOutcome::Blocked => {}
                 _ => done.push(t.rank),
             },
@@ -549,7 +568,7 @@ impl Mpb {
     /// Runs `d` (a load or store in the interface's ranges) for `core` in cycle `net.now()`: completes it, or
     /// starts the transfer it needs and blocks the core (then it runs again when the transfer is back). `since` is
     /// the cycle the core first tried it.
-    fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64) -> NiOutcome {
+    fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64, retry: bool) -> NiOutcome {
         let rank = core.rank;
         let class = LatencyClass::of(d.op);
         if !matches!(class, LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
@@ -563,7 +582,7 @@ impl Mpb {
         }
         let pc = core.hart.pc;
         let side = &mut self.sides[rank];
-        let mut view = View { ram: &mut core.mem, side, geo: &self.geo, need: None, fault: None };
+        let mut view = View { ram: &mut core.mem, side, need: None, fault: None, local_only: false, retry };
         let result = riscv::execute(&mut core.hart, &mut view, d);
         let (need, fault) = (view.need, view.fault);
         match result {
@@ -581,14 +600,17 @@ impl Mpb {
                     return NiOutcome::Stopped;
                 };
                 self.sides[rank].blocked = Some((Some(d), since));
+                let cycle = core.hart.cycle;
                 match need {
-                    Need::Flush => self.flush(rank, net),
+                    Need::Flush => self.flush(rank, cycle, net),
                     Need::Read { line, place } => {
                         self.sides[rank].counters.line_misses += 1;
-                        self.start(rank, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
+                        self.start(rank, cycle, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
                     }
-                    Need::TestAndSet { addr, rank: owner } => self.start(rank, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
-                    Need::Clear { addr, rank: owner } => self.start(rank, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
+                    Need::TestAndSet { addr, rank: owner } => {
+                        self.start(rank, cycle, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net)
+                    }
+                    Need::Clear { addr, rank: owner } => self.start(rank, cycle, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
                 }
                 return NiOutcome::Blocked;
             }
@@ -599,17 +621,30 @@ impl Mpb {
         // acknowledgement (from the end of the store).
         if self.sides[rank].wcb.full() {
             self.sides[rank].blocked = Some((None, core.hart.cycle));
-            self.flush(rank, net);
+            self.flush(rank, core.hart.cycle, net);
             return NiOutcome::Blocked;
         }
         NiOutcome::Continue
     }
 
     /// Writes out `rank`'s write-combining buffer.
-    fn flush(&mut self, rank: usize, net: &mut Network) {
+    fn flush(&mut self, rank: usize, cycle: u64, net: &mut Network) {
         let (line, data, mask) = self.sides[rank].wcb.take();
         let place = self.geo.place(line).expect("the buffer holds a mapped line");
-        self.start(rank, Kind::WriteLine, place, line, data, mask, net);
+        self.start(rank, cycle, Kind::WriteLine, place, line, data, mask, net);
+    }
+}
+
+impl LocalAccess for Side {
+    /// Runs a load or store that needs no transfer (a line-cache hit, a store into the write-combining buffer that
+    /// does not fill it, a control-page access) for the core, ahead of global time: exact, because the cache, the
+    /// buffer and the control page change only by this core's own instructions and by transfers it waits for.
+    fn try_local(&mut self, mem: &mut TileMemory, hart: &mut Hart, d: Decoded) -> bool {
+        if self.blocked.is_some() || !matches!(LatencyClass::of(d.op), LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
+            return false;
+        }
+        let mut view = View { ram: mem, side: self, need: None, fault: None, local_only: true, retry: false };
+        matches!(riscv::execute(hart, &mut view, d), Ok(Flow::Next))
     }
 }
 
@@ -619,10 +654,14 @@ impl Mpb {
 struct View<'a> {
     ram: &'a mut TileMemory,
     side: &'a mut Side,
-    geo: &'a Geometry,
     need: Option<Need>,
     /// Why the access is an error (the core stops with it).
     fault: Option<String>,
+    /// Run by the core ahead of global time ([`LocalAccess`]): a store that would fill the write-combining buffer
+    /// fails (its write-out is a transfer, which starts in global time order), leaving everything unchanged.
+    local_only: bool,
+    /// The instruction runs again after the transfer it waited for: its load was a miss, not a hit.
+    retry: bool,
 }
 
 impl View<'_> {
@@ -638,8 +677,8 @@ impl View<'_> {
 
     /// The place of a mapped access, or the fault for an unmapped or misaligned one.
     fn locate(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<Place, MemFault> {
-        let Some(place) = self.geo.place(addr) else {
-            let reason = format!("{kind} of {size} bytes at {addr:#x}: {}", self.geo.describe_miss(addr));
+        let Some(place) = self.side.geo.place(addr) else {
+            let reason = format!("{kind} of {size} bytes at {addr:#x}: {}", self.side.geo.describe_miss(addr));
             return Err(self.stop(addr, size, kind, reason));
         };
         if addr & u64::from(size - 1) != 0 {
@@ -666,12 +705,12 @@ impl Memory for View<'_> {
             Place::Control(offset) => match INFO.iter().find(|&&i| i as u64 == offset) {
                 Some(_) if size != 8 => Err(self.stop(addr, size, kind, format!("the MPB information registers are read with 8-byte loads, not {size}-byte ones"))),
                 Some(&info) => Ok(match info {
-                    Info::MpbBytes => self.geo.share,
-                    Info::LineBytes => self.geo.line,
+                    Info::MpbBytes => self.side.geo.share,
+                    Info::LineBytes => self.side.geo.line,
                     Info::SharedBase => SHARED_BASE,
-                    Info::SharedBytes => self.geo.shared_bytes,
-                    Info::Controllers => self.geo.controllers,
-                    Info::LocalLatency => self.geo.local_latency,
+                    Info::SharedBytes => self.side.geo.shared_bytes,
+                    Info::Controllers => self.side.geo.controllers,
+                    Info::LocalLatency => self.side.geo.local_latency,
                 }),
                 None => Err(self.stop(addr, size, kind, format!("MPB control register {offset:#x} cannot be read (0x40..0x70 can)"))),
             },
@@ -683,12 +722,14 @@ impl Memory for View<'_> {
                 _ => Err(self.wait(addr, size, kind, Need::TestAndSet { addr, rank: owner })),
             },
             Place::Mpb { .. } | Place::Shared { .. } => {
-                let line = addr & !(self.geo.line - 1);
+                let line = addr & !(self.side.geo.line - 1);
                 match self.side.cache.slot(line) {
                     Some(slot) => {
                         let off = (addr - line) as usize;
                         let v = read_le(&self.side.cache.bytes(slot)[off..off + size as usize]);
-                        self.side.counters.line_hits += 1;
+                        if !self.retry {
+                            self.side.counters.line_hits += 1;
+                        }
                         Ok(v)
                     }
                     // Stores still in the buffer go out before the line comes in, so a core reads its own writes.
@@ -729,12 +770,15 @@ impl Memory for View<'_> {
                 _ => Err(self.wait(addr, size, kind, Need::Clear { addr, rank: owner })),
             },
             Place::Mpb { .. } | Place::Shared { .. } => {
-                let line = addr & !(self.geo.line - 1);
+                let line = addr & !(self.side.geo.line - 1);
                 if self.side.wcb.line.is_some_and(|l| l != line) {
                     return Err(self.wait(addr, size, kind, Need::Flush));
                 }
                 let off = (addr - line) as usize;
                 let bytes = &value.to_le_bytes()[..size as usize];
+                if self.local_only && self.side.wcb.would_fill(off, bytes.len()) {
+                    return Err(self.wait(addr, size, kind, Need::Flush));
+                }
                 self.side.wcb.write(line, off, bytes);
                 if let Some(slot) = self.side.cache.slot(line) {
                     self.side.cache.bytes(slot)[off..off + size as usize].copy_from_slice(bytes);
@@ -751,13 +795,17 @@ impl NetworkInterface for Mpb {
     }
 
     fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
-        debug_assert_eq!(core.hart.cycle, net.now().0, "the network must have caught up with the core");
+        debug_assert_eq!(env.clocks.to_net(core.hart.cycle), net.now().0, "the network must have caught up with the core");
         let since = core.hart.cycle;
-        self.attempt(core, d, net, env, since)
+        self.attempt(core, d, net, env, since, false)
     }
 
     fn mapped(&self) -> Vec<(u64, u64)> {
         self.geo.ranges()
+    }
+
+    fn local(&mut self, rank: usize) -> Option<&mut dyn LocalAccess> {
+        Some(&mut self.sides[rank])
     }
 
     fn drain_policy(&self) -> DrainPolicy {
@@ -768,11 +816,13 @@ impl NetworkInterface for Mpb {
         self.events.peek().map_or(u64::MAX, |Reverse((c, _, _))| *c)
     }
 
-    fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, done: &mut Vec<usize>) {
+    fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, delivered: &[noc::Delivery], done: &mut Vec<usize>) {
         let now = net.now().0;
-        let delivered: Vec<noc::Delivery> = net.take_delivered().collect();
         for p in delivered {
             let id = p.payload as u32;
+            if matches!(p.tag, TAG_REQUEST | TAG_RESPONSE) {
+                self.latency.record(p.packet_latency());
+            }
             match p.tag {
                 TAG_REQUEST => {
                     let t = self.transfers[id as usize].as_ref().expect("a live transfer");
@@ -795,10 +845,16 @@ impl NetworkInterface for Mpb {
                             s.busy_cycles += per_line;
                             self.at(begin + latency, Event::Serve(id));
                         }
-                        _ => self.at(p.drained.0 + self.geo.service, Event::Serve(id)),
+                        _ => self.at(p.drained.0 + self.clocks.net_cycles(self.geo.service), Event::Serve(id)),
                     }
                 }
-                TAG_RESPONSE => self.at(now.max(p.drained.0 + 1 + self.geo.overhead), Event::Complete(id)),
+                TAG_RESPONSE => {
+                    // The core has the response at the first core cycle after it arrived, plus its interface's
+                    // overhead (core cycles).
+                    let resume = self.clocks.to_core(p.drained.0 + 1) + self.geo.overhead;
+                    self.transfers[id as usize].as_mut().expect("a live transfer").resume = resume;
+                    self.at(now.max(self.clocks.to_net(resume)), Event::Complete(id));
+                }
                 _ => {}
             }
         }
@@ -852,6 +908,10 @@ impl NetworkInterface for Mpb {
 
     fn counters(&self, rank: usize) -> NiStats {
         NiStats::Mpb(self.sides[rank].counters.clone())
+    }
+
+    fn packet_latency(&self) -> Option<crate::background::LatencySummary> {
+        Some(crate::background::LatencySummary::of(&self.latency))
     }
 
     fn controller_stats(&self) -> Vec<ControllerStats> {

@@ -1,0 +1,242 @@
+//! The mpb network interface (issue 17) seen from a program: `tests/sim/mpb.c` runs one scenario per argument on
+//! `chips/mpb-2x2.toml` and prints what the cores observed. Checked here: stale lines until invalidated, the
+//! write-combining buffer's flush rules, local against remote latency, test-and-set atomicity under contention,
+//! shared memory behind queueing controllers, fast and debug clocking giving identical stats, and the reports for
+//! misuse (misaligned, unmapped, atomic accesses).
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+/// `tests/sim/mpb.c` built for `chip` (once per chip and test run; the tests run in parallel threads, so the build
+/// is under a lock: a test must not see an ELF another is still writing).
+fn program(chip: &str) -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _guard = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = DIR.get_or_init(|| scratch("mpb"));
+    let name = Path::new(chip).file_stem().unwrap().to_string_lossy().into_owned();
+    let out = dir.join(format!("mpb-{name}.elf"));
+    if !out.exists() {
+        let mut cmd = Command::new(root().join("bin/nocmsg-cc"));
+        cmd.args(["--chip", chip, "-O2", "-Wall", "-Werror"]).arg(root().join("tests/sim/mpb.c")).arg("-o").arg(&out);
+        run_checked(&mut cmd, "building tests/sim/mpb.c");
+    }
+    out
+}
+
+fn run(chip: &str, extra: &[&str], scenario: &str) -> Output {
+    let elf = program(chip);
+    Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+        .args(["run", "--chip", chip])
+        .args(extra)
+        .arg(&elf)
+        .arg(scenario)
+        .current_dir(root())
+        .output()
+        .expect("nocmsg runs")
+}
+
+/// The console lines of a successful run, sorted (cores print concurrently; each line names its core).
+fn lines(out: &Output) -> Vec<String> {
+    assert!(out.status.success(), "{}", show(out));
+    let mut l: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    l.sort();
+    l
+}
+
+fn mpb_2x2() -> String {
+    chip("mpb-2x2")
+}
+
+#[test]
+fn a_cached_line_is_stale_until_the_core_invalidates() {
+    let out = run(&mpb_2x2(), &[], "stale");
+    assert_eq!(lines(&out), ["[core 0] stale: first 0, without invalidating 0, after invalidating 42"]);
+}
+
+#[test]
+fn the_write_combining_buffer_goes_out_when_full_on_another_line_before_a_miss_and_on_flush() {
+    let out = run(&mpb_2x2(), &[], "wcb");
+    assert_eq!(
+        lines(&out),
+        [
+            "[core 0] wcb: rank 0 reads its own buffered store: 6",
+            // Line A waits in rank 0's buffer ...
+            "[core 1] wcb: at 10000 rank 1 sees A=0 B=0,0,0,0 C=0 D=0",
+            // ... until a store to line B pushes it out; B's first word waits in turn ...
+            "[core 1] wcb: at 20000 rank 1 sees A=1 B=0,0,0,0 C=0 D=0",
+            // ... until its fourth word fills the line;
+            "[core 1] wcb: at 30000 rank 1 sees A=1 B=2,3,4,5 C=0 D=0",
+            // line C goes out before rank 0's own load misses, line D on the explicit flush.
+            "[core 1] wcb: at 40000 rank 1 sees A=1 B=2,3,4,5 C=6 D=0",
+            "[core 1] wcb: at 50000 rank 1 sees A=1 B=2,3,4,5 C=6 D=7",
+        ]
+    );
+}
+
+/// The costs follow the model in `ni/mpb.rs` with mpb-2x2's numbers (1-cycle routers and links, 2-flit lines):
+/// a hit is a load (1); a local miss is the local latency (15) plus the load and the load-use stall of reading the
+/// counter right after; a remote one costs the requester's overhead (30) and the remote MPB's service (15) instead
+/// of the local latency, plus the mesh's round trip, which grows by 2 cycles (a router and a link) per hop each way.
+#[test]
+fn local_transfers_are_cheaper_than_remote_ones_which_grow_with_distance() {
+    let out = run(&mpb_2x2(), &[], "latency");
+    assert_eq!(
+        lines(&out),
+        ["[core 0] latency: hit 1, local miss 17, remote miss 1 hop 58, 2 hops 62, line write 1 hop 59, test-and-set local 18, 2 hops 62"]
+    );
+}
+
+#[test]
+fn test_and_set_registers_make_a_lock_under_contention() {
+    let out = run(&mpb_2x2(), &[], "lock");
+    assert_eq!(lines(&out), ["[core 0] lock: counter 200 (expected 200)"]);
+}
+
+#[test]
+fn shared_memory_reads_queue_at_the_controllers_and_both_clockings_agree() {
+    let dir = scratch("mpb-clocking");
+    let mut stats = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["--stats", json.to_str().unwrap()]);
+        let out = run(&mpb_2x2(), &args, "shared");
+        let l = lines(&out);
+        assert_eq!(l.len(), 4, "{}", show(&out));
+        assert!(l.iter().all(|line| line.contains("read 512 words (sum 392960)")), "{l:?}");
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("host");
+        v.as_object_mut().unwrap().remove("clocking");
+        stats.push(v);
+    }
+    assert_eq!(stats[0], stats[1], "fast and debug clocking must give identical stats");
+    let controllers = stats[0]["memory_controllers"].as_array().unwrap();
+    assert_eq!(controllers.len(), 2);
+    let reads: u64 = controllers.iter().map(|c| c["reads"].as_u64().unwrap()).sum();
+    // 4 KiB = 128 lines read by each of 4 cores, split over the two controllers' 4 KiB blocks.
+    assert_eq!(reads, 4 * 128, "{controllers:?}");
+    let queued: u64 = controllers.iter().map(|c| c["queue_cycles"].as_u64().unwrap()).sum();
+    assert!(queued > 0, "four cores reading at once queue at the controllers: {controllers:?}");
+    let core0 = &stats[0]["cores"][0];
+    assert!(core0["stalls"]["ni"].as_u64().unwrap() > 0 && core0["ni"]["shared_reads"].as_u64().unwrap() >= 128, "{core0}");
+}
+
+#[test]
+fn the_other_scenarios_agree_between_fast_and_debug_clocking() {
+    let dir = scratch("mpb-clocking-2");
+    for scenario in ["wcb", "lock", "latency"] {
+        let mut stats = Vec::new();
+        for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+            let json = dir.join(format!("{scenario}-{name}.json"));
+            let mut args = extra.clone();
+            args.extend(["--stats", json.to_str().unwrap()]);
+            let out = run(&mpb_2x2(), &args, scenario);
+            assert!(out.status.success(), "{}", show(&out));
+            let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            v.as_object_mut().unwrap().remove("host");
+            v.as_object_mut().unwrap().remove("clocking");
+            stats.push((text(&out.stdout), v));
+        }
+        assert_eq!(stats[0], stats[1], "{scenario}: fast and debug clocking differ");
+    }
+}
+
+#[test]
+fn misuse_stops_the_core_with_a_report_naming_the_mpb() {
+    let cases = [
+        ("misaligned", 135, "misaligned load of 8 bytes at 0x40004004 in the MPB address range"),
+        ("unmapped", 139, "0x40010000 is not mapped: the MPBs of ranks 0..3 are at 0x40000000..0x40010000"),
+    ];
+    for (scenario, status, want) in cases {
+        let out = run(&mpb_2x2(), &[], scenario);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{scenario}: {}", show(&out));
+        assert!(err.contains(want), "{scenario}: expected {want:?} in\n{err}");
+    }
+    // Atomics need the A extension: an rv64imac variant of the chip.
+    let dir = scratch("mpb-atomic");
+    let imac = dir.join("mpb-2x2-imac.toml");
+    let text_chip = std::fs::read_to_string(mpb_2x2()).unwrap().replace("[core]\n", "[core]\nisa = \"rv64imac\"\n");
+    std::fs::write(&imac, text_chip).unwrap();
+    let out = run(imac.to_str().unwrap(), &[], "atomic");
+    assert_eq!(out.status.code(), Some(132), "{}", show(&out));
+    assert!(text(&out.stderr).contains("amoadd.d zero, a5, (a4): atomic instructions cannot access the MPB"), "{}", show(&out));
+}
+
+/// scc-48 has cores at 533 MHz and the mesh at 800 MHz: global time stays exact, so both clockings agree there too,
+/// and a rank's sibling on the same router is local.
+#[test]
+fn scc_48_with_separate_core_and_mesh_clocks_agrees_between_clockings() {
+    let scc = chip("scc-48");
+    let dir = scratch("mpb-scc");
+    let mut stats = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["-n", "8", "--stats", json.to_str().unwrap()]);
+        let out = run(&scc, &args, "shared");
+        assert_eq!(lines(&out).len(), 8, "{}", show(&out));
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("host");
+        v.as_object_mut().unwrap().remove("clocking");
+        stats.push(v);
+    }
+    assert_eq!(stats[0], stats[1], "fast and debug clocking must give identical stats");
+    let out = run(&scc, &["-n", "4"], "latency");
+    let l = lines(&out);
+    assert!(l[0].contains("local miss 17, remote miss 1 hop 16,"), "rank 1 shares rank 0's router: {l:?}");
+}
+
+/// Background traffic shares the network with the program: the program's transfers take longer, both clockings
+/// still agree, and its packets are reported apart from the program's.
+#[test]
+fn background_traffic_slows_the_program_and_is_reported_apart() {
+    let dir = scratch("mpb-background");
+    let read_stats = |json: &Path| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("host");
+        v.as_object_mut().unwrap().remove("clocking");
+        v
+    };
+    let quiet = dir.join("quiet.json");
+    let out = run(&mpb_2x2(), &["--stats", quiet.to_str().unwrap()], "shared");
+    assert!(out.status.success(), "{}", show(&out));
+    let mut loaded = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["--background", "pattern=uniform,rate=0.3,flits=2,seed=3", "--stats", json.to_str().unwrap()]);
+        let out = run(&mpb_2x2(), &args, "shared");
+        assert_eq!(lines(&out).len(), 4, "{}", show(&out));
+        loaded.push(read_stats(&json));
+    }
+    assert_eq!(loaded[0], loaded[1], "fast and debug clocking must agree with background traffic");
+    let (quiet, busy) = (read_stats(&quiet), &loaded[0]);
+    let bg = &busy["network"]["background"];
+    assert_eq!(bg["injectors"], 4, "{bg}");
+    assert!(bg["latency"]["packets"].as_u64().unwrap() > 1000, "{bg}");
+    assert!(quiet["network"].get("background").is_none());
+    let program_latency = |s: &serde_json::Value| s["network"]["program_packets"]["mean"].as_f64().unwrap();
+    assert!(program_latency(busy) > program_latency(&quiet), "the program's packets wait behind the background's");
+    assert!(busy["total_cycles"].as_u64() > quiet["total_cycles"].as_u64());
+    // PIMP's receive FIFOs are the ejection queues: background packets would land in them.
+    let out = run(&chip("pimp-2x2"), &["--background", "interval=10"], "stale");
+    assert!(!out.status.success() && text(&out.stderr).contains("--background needs a chip whose network drains its own packets"), "{}", show(&out));
+}
+
+/// Regression: a load that missed counted as a hit too when it ran again with its line (10 misses and 5 hits
+/// reported 15 hits).
+#[test]
+fn a_miss_is_not_also_counted_as_a_hit() {
+    let dir = scratch("mpb-counts");
+    let json = dir.join("s.json");
+    let out = run(&mpb_2x2(), &["-n", "1", "--stats", json.to_str().unwrap()], "counts");
+    assert_eq!(lines(&out), ["[core 0] counts: sum 0"]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ni = &v["cores"][0]["ni"];
+    assert_eq!((ni["line_hits"].as_u64(), ni["line_misses"].as_u64(), ni["reads_local"].as_u64()), (Some(5), Some(10), Some(10)), "{ni}");
+}

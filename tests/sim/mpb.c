@@ -1,0 +1,212 @@
+/* The semantics of the mpb network interface (crates/chip/src/ni/mpb.rs), one scenario per argument, each printing
+ * what a core observed; crates/cli/tests/mpb.rs runs them on chips/mpb-2x2.toml (4 cores on 2x2 routers) and checks
+ * the output. Cores meet through flags in their MPBs; waits for "long enough" spin on the cycle counter, which is
+ * exact on the simulator. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nocmsg_core.h"
+#include "nocmsg_mpb.h"
+
+static int me, n;
+
+static volatile uint64_t *word(int rank, unsigned index) { return (volatile uint64_t *)nocmsg_mpb(rank) + index; }
+
+static void spin_until(uint64_t cycle)
+{
+    while (nocmsg_cycles() < cycle) {
+    }
+}
+
+/* Waits until word `index` of my MPB holds `value`, re-reading it from the MPB each time. */
+static void wait_for(unsigned index, uint64_t value)
+{
+    for (;;) {
+        nocmsg_mpb_invalidate();
+        if (*word(me, index) == value) return;
+    }
+}
+
+/* Sets word `index` of `rank`'s MPB and makes sure it has arrived. */
+static void post(int rank, unsigned index, uint64_t value)
+{
+    *word(rank, index) = value;
+    nocmsg_mpb_flush();
+}
+
+/* Every rank reaches here before any leaves: flags at word 100+r of rank 0, then a release at word 99 of each. */
+static void barrier(uint64_t round)
+{
+    if (me == 0) {
+        for (int r = 1; r < n; r++) wait_for(100 + r, round);
+        for (int r = 1; r < n; r++) post(r, 99, round);
+    } else {
+        post(0, 100 + me, round);
+        wait_for(99, round);
+    }
+}
+
+/* A line read once stays cached: another core's later write is invisible until the reader invalidates. */
+static void stale(void)
+{
+    if (me == 0) {
+        uint64_t first = *word(1, 8);
+        spin_until(20000);
+        uint64_t cached = *word(1, 8);
+        nocmsg_mpb_invalidate();
+        uint64_t fresh = *word(1, 8);
+        printf("stale: first %llu, without invalidating %llu, after invalidating %llu\n", (unsigned long long)first,
+               (unsigned long long)cached, (unsigned long long)fresh);
+    } else if (me == 1) {
+        spin_until(10000);
+        post(1, 8, 42);
+    }
+}
+
+/* Stores wait in the one-line write-combining buffer until it is full, a store goes to another line, a load misses,
+ * or the program flushes. Rank 1 looks at rank 0's stores at fixed times. */
+static void wcb(void)
+{
+    if (me == 0) {
+        spin_until(5000);
+        *word(1, 16) = 1;        /* line A: stays in the buffer */
+        spin_until(15000);
+        *word(1, 24) = 2;        /* line B: pushes line A out */
+        spin_until(25000);
+        *word(1, 25) = 3;
+        *word(1, 26) = 4;
+        *word(1, 27) = 5;        /* line B full: out */
+        spin_until(35000);
+        *word(1, 32) = 6;        /* line C */
+        nocmsg_mpb_invalidate();
+        uint64_t own = *word(1, 32); /* a miss: the buffer goes out first, so the core reads its own store */
+        spin_until(45000);
+        *word(1, 40) = 7;
+        nocmsg_mpb_flush();
+        printf("wcb: rank 0 reads its own buffered store: %llu\n", (unsigned long long)own);
+    } else if (me == 1) {
+        static const uint64_t at[] = {10000, 20000, 30000, 40000, 50000};
+        for (int i = 0; i < 5; i++) {
+            spin_until(at[i]);
+            nocmsg_mpb_invalidate();
+            printf("wcb: at %llu rank 1 sees A=%llu B=%llu,%llu,%llu,%llu C=%llu D=%llu\n", (unsigned long long)at[i],
+                   (unsigned long long)*word(1, 16), (unsigned long long)*word(1, 24), (unsigned long long)*word(1, 25),
+                   (unsigned long long)*word(1, 26), (unsigned long long)*word(1, 27), (unsigned long long)*word(1, 32),
+                   (unsigned long long)*word(1, 40));
+        }
+    }
+}
+
+/* Cycles of one load: measured around it, the cost of reading the cycle counter subtracted. */
+static uint64_t load_cycles(volatile uint64_t *p)
+{
+    uint64_t t0 = nocmsg_cycles();
+    uint64_t t1 = nocmsg_cycles();
+    (void)*p;
+    uint64_t t2 = nocmsg_cycles();
+    return (t2 - t1) - (t1 - t0);
+}
+
+/* Local against remote transfers, by distance. */
+static void latency(void)
+{
+    if (me != 0) return;
+    nocmsg_mpb_invalidate();
+    uint64_t local = load_cycles(word(0, 0));
+    uint64_t hit = load_cycles(word(0, 0));
+    uint64_t hop1 = load_cycles(word(1, 0));
+    uint64_t hop2 = load_cycles(word(3, 0));
+    *word(1, 0) = 9;
+    uint64_t t0 = nocmsg_cycles();
+    nocmsg_mpb_flush();
+    uint64_t flush1 = nocmsg_cycles() - t0;
+    uint64_t tas0 = nocmsg_cycles();
+    (void)nocmsg_mpb_test_and_set(0);
+    uint64_t tas_local = nocmsg_cycles() - tas0;
+    tas0 = nocmsg_cycles();
+    (void)nocmsg_mpb_test_and_set(3);
+    uint64_t tas_remote = nocmsg_cycles() - tas0;
+    printf("latency: hit %llu, local miss %llu, remote miss 1 hop %llu, 2 hops %llu, line write 1 hop %llu, "
+           "test-and-set local %llu, 2 hops %llu\n",
+           (unsigned long long)hit, (unsigned long long)local, (unsigned long long)hop1, (unsigned long long)hop2,
+           (unsigned long long)flush1, (unsigned long long)tas_local, (unsigned long long)tas_remote);
+}
+
+/* Every core adds to a counter in rank 0's MPB under rank 0's test-and-set lock. */
+static void lock(void)
+{
+    const int rounds = 50;
+    barrier(1);
+    for (int i = 0; i < rounds; i++) {
+        while (nocmsg_mpb_test_and_set(0) != 0) {
+        }
+        nocmsg_mpb_invalidate();
+        uint64_t v = *word(0, 64);
+        *word(0, 64) = v + 1;
+        nocmsg_mpb_flush();
+        nocmsg_mpb_clear(0);
+    }
+    barrier(2);
+    if (me == 0) {
+        nocmsg_mpb_invalidate();
+        printf("lock: counter %llu (expected %d)\n", (unsigned long long)*word(0, 64), rounds * n);
+    }
+}
+
+/* Rank 0 writes a block of shared memory; then every core reads it at once, queueing at the controllers. */
+static void shared(void)
+{
+    const unsigned words = 512; /* 4 KiB: one interleave block per controller on mpb-2x2 (4 KiB blocks) */
+    volatile uint64_t *mem = nocmsg_shared();
+    if (me == 0) {
+        for (unsigned i = 0; i < words; i++) mem[i] = i * 3 + 1;
+        nocmsg_mpb_flush();
+    }
+    barrier(1);
+    nocmsg_mpb_invalidate();
+    uint64_t t0 = nocmsg_cycles(), sum = 0;
+    for (unsigned i = 0; i < words; i++) sum += mem[i];
+    uint64_t took = nocmsg_cycles() - t0;
+    barrier(2);
+    printf("shared: rank %d read %u words (sum %llu) in %llu cycles\n", me, words, (unsigned long long)sum,
+           (unsigned long long)took);
+}
+
+/* 10 loads after invalidating (misses), then 5 of another word of the same, now cached, line (hits): the counters
+ * must say so. */
+static void counts(void)
+{
+    if (me != 0) return;
+    uint64_t s = 0;
+    for (int i = 0; i < 10; i++) {
+        nocmsg_mpb_invalidate();
+        s += *word(0, 0);
+    }
+    for (int i = 0; i < 5; i++) s += *word(0, 1);
+    printf("counts: sum %llu\n", (unsigned long long)s);
+}
+
+int main(int argc, char **argv)
+{
+    me = nocmsg_core_id();
+    n = nocmsg_num_cores();
+    const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "stale")) stale();
+    else if (!strcmp(what, "wcb")) wcb();
+    else if (!strcmp(what, "latency")) latency();
+    else if (!strcmp(what, "lock")) lock();
+    else if (!strcmp(what, "shared")) shared();
+    else if (!strcmp(what, "counts")) counts();
+    else if (!strcmp(what, "misaligned")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(1) + 4);
+    else if (!strcmp(what, "unmapped")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(n));
+#ifdef __riscv_atomic
+    else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
+#endif
+    else {
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|misaligned|unmapped|atomic\n");
+        return 2;
+    }
+    return 0;
+}
