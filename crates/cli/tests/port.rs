@@ -7,7 +7,7 @@
 //! on the number of ranks, so it must be the same natively, on the PIMP port and on the MPB port (lib/ports/mpb.c):
 //! on 4 ranks (mpb-2x2: 16-bit counts, 4 KiB rings), 2 ranks (8 KiB rings) and all 64 cores of mpb-8x8 (byte counts,
 //! 224-byte rings: the stream wraps hundreds of times, and 63 ranks send to rank 0), where it is compared with
-//! pimp-8x8.
+//! pimp-8x8, and on the 48 cores of scc-48 (two per router, 8 KiB shares, rv64gc, its own mesh clock).
 
 mod common;
 use common::*;
@@ -100,6 +100,30 @@ fn all_to_one_and_the_smallest_rings_on_the_64_cores_of_mpb_8x8() {
     let pimp = passed(&simulated("pimp-8x8", None, &sections), "pimp-8x8, 64 cores", 64);
     assert_eq!(mpb, pimp, "mpb-8x8 and pimp-8x8 differ");
     assert!(mpb.contains("port all2one: 64 ranks, 378 messages\n"), "63 ranks x 6 messages\n{mpb}");
+}
+
+/// The SCC preset: two cores per router sharing its MPB (8 KiB each, 160-byte rings on 48 ranks), cores and mesh on
+/// clocks of their own, rv64gc cores (the port built for another ISA). About 2 s on each chip.
+#[test]
+fn stress_passes_on_the_48_cores_of_scc_48() {
+    let dir = scratch("port-scc");
+    let elf = dir.join("port-scc.elf");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", "scc-48", "-O2", "-Wall"])
+            .arg(root().join("tests/port/port.c"))
+            .arg("-o")
+            .arg(&elf),
+        "nocmsg-cc --chip scc-48 tests/port/port.c",
+    );
+    let sections = ["wrap", "slow", "all2one"];
+    let mut args = vec!["run".to_string(), "--chip".to_string(), chip("scc-48"), "--no-prefix".to_string()];
+    args.extend(["--max-cycles".to_string(), "1000000000".to_string(), elf.display().to_string()]);
+    args.extend(sections.iter().map(|s| s.to_string()));
+    let out = Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(&args).current_dir(root()).output().expect("nocmsg runs");
+    let scc = passed(&out, "scc-48, 48 cores", 48);
+    let pimp = passed(&simulated("pimp-8x8", Some(48), &sections), "48 cores of pimp-8x8", 48);
+    assert_eq!(scc, pimp, "scc-48 and 48 cores of pimp-8x8 differ");
 }
 
 /// `nocmsg-cc -show` with each kind of chip: the MPB port (its define and its library directory) exactly for chips
