@@ -440,7 +440,7 @@ impl Chip {
             // Every core runs ahead on its own until the horizon or its next NI instruction.
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
-                let local = self.ni.as_mut().and_then(|ni| ni.local(rank));
+                let local = if ticking { self.ni.as_mut().and_then(|ni| ni.local(rank)) } else { None };
                 match core.run(horizon, &self.env, local) {
                     RunStop::Horizon => sched.ready.push(rank),
                     RunStop::Stopped => {
@@ -490,8 +490,13 @@ impl Chip {
                     if net.now().0 >= target {
                         break;
                     }
-                    let next_background = self.background.as_ref().map_or(u64::MAX, Background::next_at);
-                    if !debug && net.skip_idle_to(Cycle(target.min(ni.next_event()).min(next_background))) {
+                    // Skipping idle cycles stops at the interface's next event and the next background packet.
+                    let stop = if ticking {
+                        target.min(ni.next_event()).min(self.background.as_ref().map_or(u64::MAX, Background::next_at))
+                    } else {
+                        target
+                    };
+                    if !debug && net.skip_idle_to(Cycle(stop)) {
                         continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
