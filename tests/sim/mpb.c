@@ -174,6 +174,47 @@ static void shared(void)
            (unsigned long long)took);
 }
 
+/* Waits until word `index` of `rank`'s MPB holds `value` (a remote poll unless `rank` shares my router). */
+static void wait_at(int rank, unsigned index, uint64_t value)
+{
+    for (;;) {
+        nocmsg_mpb_invalidate();
+        if (*word(rank, index) == value) return;
+    }
+}
+
+/* Pseudo-random delays from a per-rank seed: cores poll and write at uneven times, so polls and writes of one line
+ * meet in every order (the polling cores the simulator lets sleep must wake exactly where spinning ones would). */
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+static void storm(void)
+{
+    uint64_t rnd = 12345 + 977 * (uint64_t)me;
+    for (uint64_t round = 1; round <= 30; round++) {
+        /* Everyone waits for rank 0's go flag (a sibling on its router polls it locally, the others remotely). */
+        if (me == 0) {
+            spin_until(nocmsg_cycles() + next_random(&rnd) % 300);
+            post(0, 300, round);
+        } else {
+            wait_at(0, 300, round);
+        }
+        /* A token ring with uneven delays: each rank polls its own MPB for the token. */
+        if (me == 0) {
+            post(1 % n, 200, round);
+            wait_for(200, round);
+        } else {
+            wait_for(200, round);
+            spin_until(nocmsg_cycles() + next_random(&rnd) % 200);
+            post((me + 1) % n, 200, round);
+        }
+    }
+    printf("storm: rank %d done\n", me);
+}
+
 /* 10 loads after invalidating (misses), then 5 of another word of the same, now cached, line (hits): the counters
  * must say so. */
 static void counts(void)
@@ -199,13 +240,14 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "lock")) lock();
     else if (!strcmp(what, "shared")) shared();
     else if (!strcmp(what, "counts")) counts();
+    else if (!strcmp(what, "storm")) storm();
     else if (!strcmp(what, "misaligned")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(1) + 4);
     else if (!strcmp(what, "unmapped")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(n));
 #ifdef __riscv_atomic
     else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
 #endif
     else {
-        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|misaligned|unmapped|atomic\n");
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|misaligned|unmapped|atomic\n");
         return 2;
     }
     return 0;

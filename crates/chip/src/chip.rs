@@ -364,7 +364,10 @@ impl Chip {
             hart.x[2] = mem_end; // sp, for programs without the nocmsg runtime
             cores.push(Core::new(rank, tile, hart, ram, Arc::clone(&text)));
         }
-        let ni = ni::build(&config, Placement::new(&options.tiles, tiles));
+        let mut ni = ni::build(&config, Placement::new(&options.tiles, tiles));
+        if let Some(ni) = ni.as_mut() {
+            ni.set_debug_clocking(options.debug_clocking);
+        }
         env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
         let network = match &ni {
             None => None,
@@ -579,6 +582,7 @@ impl Chip {
         if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
             let end = if limited || abort.is_some() { horizon } else { net.now().0 };
             sched.settle_sleepers(&mut self.cores, ni.as_mut(), end);
+            ni.settle(&mut self.cores, clocks.to_net(end));
             // What is left in the FIFOs is counted at the cycle the last core stopped (the run's total cycles), the
             // same with either clocking: the network catches up to it, and anything it did later is ignored.
             let last = clocks.to_net(self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0));

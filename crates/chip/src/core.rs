@@ -67,6 +67,8 @@ pub struct TileMemory {
     text_len: u64,
     /// Set once the core has stored into its program text; fetches then decode from memory.
     pub text_written: bool,
+    /// Stores into private memory so far (the mpb interface tells a polling loop that writes nothing by it).
+    pub stores: u64,
 }
 
 impl Memory for TileMemory {
@@ -78,6 +80,7 @@ impl Memory for TileMemory {
     #[inline(always)]
     fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
         self.ram.store(addr, size, value)?;
+        self.stores += 1;
         if addr.wrapping_sub(self.text_base) < self.text_len {
             self.text_written = true;
         }
@@ -305,7 +308,7 @@ impl Core {
             rank,
             tile,
             hart,
-            mem: TileMemory { ram, text_base, text_len, text_written: false },
+            mem: TileMemory { ram, text_base, text_len, text_written: false, stores: 0 },
             text,
             pipeline: Pipeline::default(),
             op_counts: Box::new([0; OP_COUNT]),

@@ -240,3 +240,26 @@ fn a_miss_is_not_also_counted_as_a_hit() {
     let ni = &v["cores"][0]["ni"];
     assert_eq!((ni["line_hits"].as_u64(), ni["line_misses"].as_u64(), ni["reads_local"].as_u64()), (Some(5), Some(10), Some(10)), "{ni}");
 }
+
+/// Cores that poll a line of their router's MPB with nothing changing sleep until a write to the line is scheduled
+/// (fast clocking only), charged exactly as if they had polled: debug clocking, which never lets them sleep, must give
+/// the same stats. Polls and writes meet at uneven times here, locally (siblings on a router of scc-48) and remotely.
+#[test]
+fn polling_cores_sleep_exactly() {
+    let dir = scratch("mpb-storm");
+    for (name, chip_path, cores) in [("mpb-2x2", mpb_2x2(), "4"), ("scc-48", chip("scc-48"), "8")] {
+        let mut stats = Vec::new();
+        for (clocking, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+            let json = dir.join(format!("{name}-{clocking}.json"));
+            let mut args = extra.clone();
+            args.extend(["-n", cores, "--stats", json.to_str().unwrap()]);
+            let out = run(&chip_path, &args, "storm");
+            assert_eq!(lines(&out).len(), cores.parse::<usize>().unwrap(), "{name}: {}", show(&out));
+            let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            v.as_object_mut().unwrap().remove("host");
+            v.as_object_mut().unwrap().remove("clocking");
+            stats.push(v);
+        }
+        assert_eq!(stats[0], stats[1], "{name}: sleeping pollers must be charged exactly what spinning ones do");
+    }
+}

@@ -145,6 +145,13 @@ pub trait NetworkInterface {
         Vec::new()
     }
 
+    /// The run stopped at network cycle `end` with cores still running (cycle limit, abort): cores the interface
+    /// let sleep are charged what they would have run by then.
+    fn settle(&mut self, _cores: &mut [Core], _end: u64) {}
+
+    /// Debug clocking: the interface must not skip anything (it checks that skipping is exact).
+    fn set_debug_clocking(&mut self, _on: bool) {}
+
     /// What rank `rank`'s core may do with the interface without waiting for global time (memory-mapped kinds).
     fn local(&mut self, _rank: usize) -> Option<&mut dyn LocalAccess> {
         None

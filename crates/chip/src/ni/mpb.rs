@@ -38,7 +38,8 @@ use noc::{DrainPolicy, Network, NodeId, NodeOwner};
 use riscv::exec::Flow;
 use riscv::memory::AccessKind;
 use riscv::timing::LatencyClass;
-use riscv::{Decoded, MemFault, Memory};
+use riscv::isa::{Op, OP_COUNT};
+use riscv::{Decoded, MemFault, Memory, Pipeline};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -110,6 +111,45 @@ pub struct MpbCounters {
     pub flushes: u64,
     /// Cycles the core waited for its transfers.
     pub stall_cycles: u64,
+}
+
+impl MpbCounters {
+    fn fields(&mut self) -> [&mut u64; 15] {
+        [
+            &mut self.line_hits,
+            &mut self.line_misses,
+            &mut self.reads_local,
+            &mut self.reads_remote,
+            &mut self.writes_local,
+            &mut self.writes_remote,
+            &mut self.shared_reads,
+            &mut self.shared_writes,
+            &mut self.test_and_sets,
+            &mut self.tas_clears,
+            &mut self.lines_in,
+            &mut self.lines_out,
+            &mut self.invalidations,
+            &mut self.flushes,
+            &mut self.stall_cycles,
+        ]
+    }
+
+    /// `self - earlier`, field by field.
+    fn minus(&self, earlier: &MpbCounters) -> MpbCounters {
+        let (mut a, mut b) = (self.clone(), earlier.clone());
+        for (x, y) in a.fields().into_iter().zip(b.fields()) {
+            *x -= *y;
+        }
+        a
+    }
+
+    /// Adds `k` times `delta`.
+    fn add_times(&mut self, delta: &MpbCounters, k: u64) {
+        let mut d = delta.clone();
+        for (x, y) in self.fields().into_iter().zip(d.fields()) {
+            *x += *y * k;
+        }
+    }
 }
 
 /// Counters of one memory controller (`memory_controllers` in `stats.json`).
@@ -207,12 +247,14 @@ struct LineCache {
     stamps: Vec<u64>,
     data: Vec<u8>,
     clock: u64,
+    /// Slots holding a line.
+    valid: usize,
 }
 
 impl LineCache {
     fn new(bytes: usize, ways: usize, line: usize) -> LineCache {
         let slots = bytes / line;
-        LineCache { sets: slots / ways, ways, line, tags: vec![u64::MAX; slots], stamps: vec![0; slots], data: Vec::new(), clock: 0 }
+        LineCache { sets: slots / ways, ways, line, tags: vec![u64::MAX; slots], stamps: vec![0; slots], data: Vec::new(), clock: 0, valid: 0 }
     }
 
     fn set_of(&self, line_addr: u64) -> usize {
@@ -240,6 +282,9 @@ impl LineCache {
             None => {
                 let set = self.set_of(line_addr);
                 let s = (set * self.ways..(set + 1) * self.ways).min_by_key(|&s| (self.tags[s] != u64::MAX, self.stamps[s])).expect("ways > 0");
+                if self.tags[s] == u64::MAX {
+                    self.valid += 1;
+                }
                 self.tags[s] = line_addr;
                 self.clock += 1;
                 self.stamps[s] = self.clock;
@@ -250,7 +295,10 @@ impl LineCache {
     }
 
     fn invalidate_all(&mut self) {
-        self.tags.fill(u64::MAX);
+        if self.valid > 0 {
+            self.tags.fill(u64::MAX);
+            self.valid = 0;
+        }
     }
 }
 
@@ -346,6 +394,112 @@ enum Need {
     Clear { addr: u64, rank: usize },
 }
 
+/// A core's state at the start of a local line read that may be one iteration of a polling loop: everything the
+/// next iteration depends on, and the counters it adds to.
+struct PollMark {
+    transfer: u32,
+    line: u64,
+    /// Core cycle of the read.
+    issue: u64,
+    /// What the read returned (once served).
+    data: Option<Vec<u8>>,
+    hart: Hart,
+    stores: u64,
+    op_counts: Box<[u64; OP_COUNT]>,
+    pipeline: Pipeline,
+    counters: MpbCounters,
+    console_bytes: u64,
+    sleep_cycles: u64,
+    misaligned: u64,
+}
+
+impl PollMark {
+    fn of(core: &Core, side: &Side, transfer: u32, line: u64) -> PollMark {
+        PollMark {
+            transfer,
+            line,
+            issue: core.hart.cycle,
+            data: None,
+            hart: core.hart.clone(),
+            stores: core.mem.stores,
+            op_counts: core.op_counts.clone(),
+            pipeline: core.pipeline.clone(),
+            counters: side.counters.clone(),
+            console_bytes: core.console.bytes_written,
+            sleep_cycles: core.sleep_cycles,
+            misaligned: core.misaligned_accesses,
+        }
+    }
+
+    /// Whether the iteration from `self` to `next` repeats exactly as long as the line reads the same: the same
+    /// line and data, the same architectural state (registers, pc, CSRs), no store to private memory (so memory is
+    /// the same), no environment call (console, files, traps, sleeping) and the same pipeline hazard state.
+    fn repeats_as(&self, next: &PollMark) -> bool {
+        let (a, b) = (&self.hart, &next.hart);
+        let same_hart = a.x == b.x
+            && a.f == b.f
+            && a.pc == b.pc
+            && a.mscratch == b.mscratch
+            && a.fflags == b.fflags
+            && a.frm == b.frm
+            && a.reservation == b.reservation
+            && a.privilege == b.privilege
+            && a.mstatus == b.mstatus
+            && a.mtvec == b.mtvec
+            && a.mepc == b.mepc
+            && a.mcause == b.mcause
+            && a.mtval == b.mtval
+            && a.mcounteren == b.mcounteren;
+        let quiet = [Op::Ebreak, Op::Ecall, Op::FenceI, Op::Mret, Op::Wfi]
+            .iter()
+            .all(|&op| self.op_counts[op as usize] == next.op_counts[op as usize]);
+        same_hart
+            && quiet
+            && self.line == next.line
+            && self.data.is_some()
+            && self.data == next.data
+            && next.issue > self.issue
+            && self.stores == next.stores
+            && self.console_bytes == next.console_bytes
+            && self.sleep_cycles == next.sleep_cycles
+            && self.misaligned == next.misaligned
+            && self.pipeline.pending_load_rd == next.pipeline.pending_load_rd
+            && self.pipeline.pending_load_use == next.pipeline.pending_load_use
+    }
+}
+
+/// A core asleep in a polling loop: it stays blocked on `transfer` (the read of `issue`), and every `period`
+/// cycles it would have read the same line again and got the same data, adding `delta` to its counters.
+struct Polling {
+    transfer: u32,
+    #[allow(dead_code)]
+    line: u64,
+    issue: u64,
+    period: u64,
+    instret: u64,
+    op_counts: Box<[u64; OP_COUNT]>,
+    pipeline: Pipeline,
+    counters: MpbCounters,
+}
+
+impl Polling {
+    /// Puts the core `k` iterations past the read it fell asleep on: at the issue of the k-th next read, with
+    /// everything those iterations add to its counters.
+    fn charge(&self, core: &mut Core, side: &mut Side, k: u64) {
+        core.hart.cycle = self.issue + k * self.period;
+        core.hart.instret += k * self.instret;
+        for (count, delta) in core.op_counts.iter_mut().zip(self.op_counts.iter()) {
+            *count += k * delta;
+        }
+        let (pl, d) = (&mut core.pipeline, &self.pipeline);
+        pl.load_use_stalls += k * d.load_use_stalls;
+        pl.load_use_stall_cycles += k * d.load_use_stall_cycles;
+        pl.taken_branches += k * d.taken_branches;
+        pl.jumps += k * d.jumps;
+        side.counters.add_times(&self.counters, k);
+    }
+}
+
 /// A core's side of the interface: what it can do without a transfer (see [`LocalAccess`]).
 pub struct Side {
     geo: Arc<Geometry>,
@@ -356,6 +510,10 @@ pub struct Side {
     blocked: Option<(Option<Decoded>, u64)>,
     left: Option<Left>,
     counters: MpbCounters,
+    /// The last two local line reads that may be iterations of a polling loop (the one in flight last).
+    mark: Option<PollMark>,
+    current: Option<PollMark>,
+    polling: Option<Polling>,
 }
 
 struct Controller {
@@ -381,6 +539,19 @@ pub struct Mpb {
     clocks: Clocks,
     /// Latency of the requests and responses, network cycles.
     latency: noc::Histogram,
+    /// Cores may sleep in polling loops (not with debug clocking, which runs every iteration and so checks that
+    /// sleeping is exact).
+    poll_sleep: bool,
+    /// Sleeping pollers by the line they poll.
+    watchers: std::collections::HashMap<u64, Vec<usize>>,
+    /// Woken pollers whose counters are still to be charged: rank, iterations skipped, whether the last one's read
+    /// is done (then it completes at once).
+    wakes: Vec<(usize, u64, bool, Polling)>,
+    /// Inside [`NetworkInterface::tick`].
+    in_tick: bool,
+    /// Writes scheduled at an MPB line and not yet performed, by line: a core does not fall asleep polling a line
+    /// with one on its way (it would miss the wake).
+    pending_writes: std::collections::HashMap<u64, u32>,
 }
 
 impl Mpb {
@@ -426,6 +597,9 @@ impl Mpb {
                 blocked: None,
                 left: None,
                 counters: MpbCounters::default(),
+                mark: None,
+                current: None,
+                polling: None,
             })
             .collect();
         Mpb {
@@ -443,6 +617,11 @@ impl Mpb {
             seq: 0,
             clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
             latency: noc::Histogram::default(),
+            poll_sleep: true,
+            watchers: std::collections::HashMap::new(),
+            wakes: Vec::new(),
+            in_tick: false,
+            pending_writes: std::collections::HashMap::new(),
         }
     }
 
@@ -475,7 +654,7 @@ impl Mpb {
 
     /// Starts a transfer for `rank`, whose core is at core cycle `cycle` (the network at the first cycle after).
     #[allow(clippy::too_many_arguments)]
-    fn start(&mut self, rank: usize, cycle: u64, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) {
+    fn start(&mut self, rank: usize, cycle: u64, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) -> u32 {
         let c = &mut self.sides[rank].counters;
         let local = matches!(place, Place::Mpb { rank: owner, .. } | Place::Tas(owner) if self.placement.rank_node[owner].0 / self.concentration == self.placement.rank_node[rank].0 / self.concentration);
         match (kind, place) {
@@ -503,10 +682,107 @@ impl Mpb {
             }
         };
         match self.target(rank, place) {
-            None => self.at(self.clocks.to_net(cycle + self.geo.local_latency), Event::Serve(id)),
+            None => {
+                if kind == Kind::WriteLine && matches!(place, Place::Mpb { .. }) {
+                    // From an NI instruction the write is scheduled after every instruction due before it in this
+                    // cycle; from the tick (a store run again after its transfer), before all of them.
+                    let by = (!self.in_tick).then_some((cycle, rank));
+                    self.wake_pollers(addr, by, net.now().0);
+                }
+                self.at(self.clocks.to_net(cycle + self.geo.local_latency), Event::Serve(id))
+            }
             Some(dst) => {
                 let flits = if kind == Kind::WriteLine { self.geo.line_flits } else { 1 };
                 net.enqueue(self.node(rank), dst, flits, u64::from(id), TAG_REQUEST);
+            }
+        }
+        id
+    }
+
+    /// A write to MPB line `line` is about to be scheduled at network cycle `now`, in the chip's tick (`by` =
+    /// `None`) or by the NI instruction of core cycle and rank `by`: every core asleep polling that line wakes at
+    /// the iteration it would be in then. Its iterations up to the last read issued before this moment are charged
+    /// (in [`Self::apply_wakes`]); if that read is still to be served, it is scheduled now, ahead of the write, as it
+    /// was issued before it.
+    fn wake_pollers(&mut self, line: u64, by: Option<(u64, usize)>, now: u64) {
+        *self.pending_writes.entry(line).or_default() += 1;
+        let Some(ranks) = self.watchers.remove(&line) else { return };
+        for p in ranks {
+            let polling = self.sides[p].polling.take().expect("a watcher polls");
+            let (c_n, period, latency) = (polling.issue, polling.period, self.geo.local_latency);
+            let issued = |k: u64| {
+                let c = c_n + k * period;
+                let at = self.clocks.to_net(c);
+                at < now || (at == now && by.is_some_and(|w| (c, p) < w))
+            };
+            let mut k = self.clocks.to_core(now).saturating_sub(c_n) / period + 1;
+            while k > 0 && !issued(k) {
+                k -= 1;
+            }
+            let c_m = c_n + k * period;
+            let serve = self.clocks.to_net(c_m + latency);
+            let served = serve < now || (serve == now && by.is_some());
+            self.transfers[polling.transfer as usize].as_mut().expect("a sleeping poller's read").resume = c_m + latency;
+            if !served {
+                self.at(serve, Event::Serve(polling.transfer));
+            }
+            self.wakes.push((p, k, served, polling));
+        }
+    }
+
+    /// Local read `id` has just been served: if its core's last two reads show a polling loop that repeats exactly
+    /// (see [`PollMark::repeats_as`]), the core sleeps, blocked on this read, until a write to the line is scheduled.
+    fn falls_asleep(&mut self, id: u32) -> bool {
+        let t = self.transfers[id as usize].as_ref().expect("a live transfer");
+        let (rank, line) = (t.rank, t.addr);
+        let side = &mut self.sides[rank];
+        let Some(current) = side.current.as_mut().filter(|c| c.transfer == id) else { return false };
+        current.data = Some(t.data.clone());
+        let current = side.current.take().expect("just seen");
+        let write_coming = self.pending_writes.contains_key(&line);
+        let asleep = match side.mark.take() {
+            Some(prev) if !write_coming && prev.repeats_as(&current) => {
+                let delta = |a: u64, b: u64| a - b;
+                let (p, c) = (&prev.pipeline, &current.pipeline);
+                side.polling = Some(Polling {
+                    transfer: id,
+                    line,
+                    issue: current.issue,
+                    period: current.issue - prev.issue,
+                    instret: current.hart.instret - prev.hart.instret,
+                    op_counts: Box::new(std::array::from_fn(|i| current.op_counts[i] - prev.op_counts[i])),
+                    pipeline: Pipeline {
+                        load_use_stalls: delta(c.load_use_stalls, p.load_use_stalls),
+                        load_use_stall_cycles: delta(c.load_use_stall_cycles, p.load_use_stall_cycles),
+                        taken_branches: delta(c.taken_branches, p.taken_branches),
+                        jumps: delta(c.jumps, p.jumps),
+                        ..Pipeline::default()
+                    },
+                    counters: current.counters.minus(&prev.counters),
+                });
+                true
+            }
+            _ => false,
+        };
+        if asleep {
+            self.watchers.entry(line).or_default().push(rank);
+        } else {
+            side.mark = Some(current);
+        }
+        asleep
+    }
+
+    /// Charges woken pollers the iterations they slept through; those whose last read was done complete it.
+    fn apply_wakes(&mut self, cores: &mut [Core], env: &CoreEnv, net: &mut Network, done: &mut Vec<usize>) {
+        for (p, k, served, polling) in std::mem::take(&mut self.wakes) {
+            let core = &mut cores[p];
+            let side = &mut self.sides[p];
+            polling.charge(core, side, k);
+            if let Some((_, since)) = side.blocked.as_mut() {
+                *since = core.hart.cycle;
+            }
+            if served {
+                self.complete(polling.transfer, cores, env, net, done);
             }
         }
     }
@@ -532,6 +808,14 @@ impl Mpb {
             Kind::WriteLine => {
                 for (i, _) in t.mask.iter().enumerate().filter(|(_, &w)| w) {
                     store[base + i] = t.data[i];
+                }
+                if matches!(t.place, Place::Mpb { .. }) {
+                    if let std::collections::hash_map::Entry::Occupied(mut e) = self.pending_writes.entry(t.addr) {
+                        *e.get_mut() -= 1;
+                        if *e.get() == 0 {
+                            e.remove();
+                        }
+                    }
                 }
             }
             _ => unreachable!("test-and-set goes to a register"),
@@ -605,13 +889,36 @@ impl Mpb {
                     Need::Flush => self.flush(rank, cycle, net),
                     Need::Read { line, place } => {
                         self.sides[rank].counters.line_misses += 1;
-                        self.start(rank, cycle, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
+                        let id = self.start(rank, cycle, Kind::ReadLine, place, line, Vec::new(), Vec::new(), net);
+                        // A read of the core's own router's MPB with nothing else cached or buffered may be one
+                        // iteration of a polling loop: its state is kept to compare with the next one.
+                        let side = &self.sides[rank];
+                        let candidate = self.poll_sleep
+                            && core.profile.is_none()
+                            && matches!(place, Place::Mpb { .. })
+                            && self.target(rank, place).is_none()
+                            && side.cache.valid == 0
+                            && side.wcb.line.is_none()
+                            && side.left.is_none();
+                        let side = &mut self.sides[rank];
+                        if candidate {
+                            side.current = Some(PollMark::of(core, side, id, line));
+                        } else {
+                            side.mark = None;
+                            side.current = None;
+                        }
+                        return NiOutcome::Blocked;
                     }
                     Need::TestAndSet { addr, rank: owner } => {
-                        self.start(rank, cycle, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net)
+                        self.start(rank, cycle, Kind::TestAndSet, Place::Tas(owner), addr, Vec::new(), Vec::new(), net);
                     }
-                    Need::Clear { addr, rank: owner } => self.start(rank, cycle, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net),
+                    Need::Clear { addr, rank: owner } => {
+                        self.start(rank, cycle, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net);
+                    }
                 }
+                let side = &mut self.sides[rank];
+                side.mark = None;
+                side.current = None;
                 return NiOutcome::Blocked;
             }
         }
@@ -622,6 +929,9 @@ impl Mpb {
         if self.sides[rank].wcb.full() {
             self.sides[rank].blocked = Some((None, core.hart.cycle));
             self.flush(rank, core.hart.cycle, net);
+            let side = &mut self.sides[rank];
+            side.mark = None;
+            side.current = None;
             return NiOutcome::Blocked;
         }
         NiOutcome::Continue
@@ -632,6 +942,9 @@ impl Mpb {
         let (line, data, mask) = self.sides[rank].wcb.take();
         let place = self.geo.place(line).expect("the buffer holds a mapped line");
         self.start(rank, cycle, Kind::WriteLine, place, line, data, mask, net);
+        let side = &mut self.sides[rank];
+        side.mark = None;
+        side.current = None;
     }
 }
 
@@ -804,6 +1117,23 @@ impl NetworkInterface for Mpb {
         self.geo.ranges()
     }
 
+    fn set_debug_clocking(&mut self, on: bool) {
+        self.poll_sleep = !on;
+    }
+
+    fn settle(&mut self, cores: &mut [Core], end: u64) {
+        // Woken as if a write came at `end`: the iterations issued before it are charged; the pollers stay blocked
+        // (a read in flight is left unserved, as the run has stopped).
+        let lines: Vec<u64> = self.watchers.keys().copied().collect();
+        for line in lines {
+            self.wake_pollers(line, None, end);
+        }
+        for (p, k, _, polling) in std::mem::take(&mut self.wakes) {
+            let core = &mut cores[p];
+            polling.charge(core, &mut self.sides[p], k);
+        }
+    }
+
     fn local(&mut self, rank: usize) -> Option<&mut dyn LocalAccess> {
         Some(&mut self.sides[rank])
     }
@@ -818,6 +1148,8 @@ impl NetworkInterface for Mpb {
 
     fn tick(&mut self, cores: &mut [Core], net: &mut Network, env: &CoreEnv, delivered: &[noc::Delivery], done: &mut Vec<usize>) {
         let now = net.now().0;
+        self.in_tick = true;
+        self.apply_wakes(cores, env, net, done);
         for p in delivered {
             let id = p.payload as u32;
             if matches!(p.tag, TAG_REQUEST | TAG_RESPONSE) {
@@ -845,7 +1177,13 @@ impl NetworkInterface for Mpb {
                             s.busy_cycles += per_line;
                             self.at(begin + latency, Event::Serve(id));
                         }
-                        _ => self.at(p.drained.0 + self.clocks.net_cycles(self.geo.service), Event::Serve(id)),
+                        _ => {
+                            if t.kind == Kind::WriteLine {
+                                let line = t.addr;
+                                self.wake_pollers(line, None, now);
+                            }
+                            self.at(p.drained.0 + self.clocks.net_cycles(self.geo.service), Event::Serve(id))
+                        }
                     }
                 }
                 TAG_RESPONSE => {
@@ -858,6 +1196,7 @@ impl NetworkInterface for Mpb {
                 _ => {}
             }
         }
+        self.apply_wakes(cores, env, net, done);
         while let Some(&Reverse((cycle, _, event))) = self.events.peek() {
             if cycle > now {
                 break;
@@ -868,11 +1207,13 @@ impl NetworkInterface for Mpb {
                 Event::Serve(id) => {
                     self.perform(id);
                     let t = self.transfers[id as usize].as_ref().expect("a live transfer");
-                    match self.target(t.rank, t.place) {
+                    let (rank, place, kind) = (t.rank, t.place, t.kind);
+                    match self.target(rank, place) {
+                        None if self.falls_asleep(id) => {}
                         None => self.complete(id, cores, env, net, done),
                         Some(at) => {
-                            let flits = if t.kind == Kind::ReadLine { self.geo.line_flits } else { 1 };
-                            let dst = self.node(t.rank);
+                            let flits = if kind == Kind::ReadLine { self.geo.line_flits } else { 1 };
+                            let dst = self.node(rank);
                             net.enqueue(at, dst, flits, u64::from(id), TAG_RESPONSE);
                         }
                     }
@@ -880,6 +1221,8 @@ impl NetworkInterface for Mpb {
                 Event::Complete(id) => self.complete(id, cores, env, net, done),
             }
         }
+        self.apply_wakes(cores, env, net, done);
+        self.in_tick = false;
     }
 
     fn still_waiting(&self, _core: &Core, _d: &Decoded, _net: &Network) -> bool {
