@@ -241,13 +241,17 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "shared")) shared();
     else if (!strcmp(what, "counts")) counts();
     else if (!strcmp(what, "storm")) storm();
+    else if (!strcmp(what, "deadlock")) {
+        /* Rank 0 leaves; the others wait for a flag in their own MPB that nobody will set. */
+        if (me != 0) wait_for(5, 1);
+    }
     else if (!strcmp(what, "misaligned")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(1) + 4);
     else if (!strcmp(what, "unmapped")) (void)*(volatile uint64_t *)((uintptr_t)nocmsg_mpb(n));
 #ifdef __riscv_atomic
     else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
 #endif
     else {
-        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|misaligned|unmapped|atomic\n");
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|deadlock|misaligned|unmapped|atomic\n");
         return 2;
     }
     return 0;

@@ -540,6 +540,23 @@ impl Chip {
                         break;
                     }
                 }
+                // Every running core sleeps polling a line that nothing will write (memory-mapped interfaces; debug
+                // clocking, which never lets them sleep, runs until --max-cycles).
+                if ticking
+                    && !debug
+                    && abort.is_none()
+                    && sched.ready.is_empty()
+                    && sched.due.is_empty()
+                    && sched.asleep.is_empty()
+                    && sched.blocked > 0
+                    && net.is_idle()
+                    && ni.next_event() == u64::MAX
+                    && self.background.is_none()
+                    && self.cores.iter().filter(|c| c.running()).all(|c| ni.polling(c.rank).is_some())
+                {
+                    deadlock = Some(polling_deadlock(&mut self.cores, ni.as_mut(), &self.diagnostics, clocks));
+                    break;
+                }
             }
             if sched.is_idle() {
                 break;
@@ -876,6 +893,25 @@ impl Scheduler {
     fn is_idle(&self) -> bool {
         self.ready.is_empty() && self.due.is_empty() && self.asleep.is_empty() && self.blocked == 0
     }
+}
+
+/// Every running core sleeps polling a line that no core will write: the deadlock began when the last of them fell
+/// asleep (or the last other core stopped); the pollers are charged their iterations up to then.
+fn polling_deadlock(cores: &mut [Core], ni: &mut dyn NetworkInterface, diagnostics: &ProgramDiagnostics, clocks: crate::core::Clocks) -> Deadlock {
+    let running: Vec<usize> = cores.iter().filter(|c| c.running()).map(|c| c.rank).collect();
+    let began = running
+        .iter()
+        .map(|&r| cores[r].hart.cycle)
+        .chain(cores.iter().filter_map(|c| c.end_cycle))
+        .max()
+        .unwrap_or(0);
+    let descriptions: Vec<String> = running.iter().map(|&r| ni.polling(r).expect("every running core polls")).collect();
+    ni.settle(cores, clocks.to_net(began));
+    let ranks = cores.len();
+    let waiting: Vec<_> = running.iter().zip(descriptions).map(|(&r, d)| diagnostics.blocked_rank(&cores[r], ranks, d)).collect();
+    let wait_cycle = crate::diagnose::wait_for_cycle(&waiting);
+    let finished = cores.iter().filter_map(|c| diagnostics.finished_rank(c)).collect();
+    Deadlock { cycle: began, waiting, wait_cycle, finished, network: None }
 }
 
 /// Whether the chip is deadlocked (see [`Deadlock`]); if so, settles the waiting cores at their first loop test

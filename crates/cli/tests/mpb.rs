@@ -263,3 +263,20 @@ fn polling_cores_sleep_exactly() {
         assert_eq!(stats[0], stats[1], "{name}: sleeping pollers must be charged exactly what spinning ones do");
     }
 }
+
+/// Cores that all wait for flags in their own MPBs that nobody will set: with them asleep and nothing left to run,
+/// the chip reports the deadlock (exit status 200) with what each waits for, instead of running forever.
+#[test]
+fn cores_all_polling_lines_nobody_writes_are_a_deadlock() {
+    let out = run(&mpb_2x2(), &[], "deadlock");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(200), "{}", show(&out));
+    assert!(err.contains("deadlock at cycle"), "{err}");
+    for r in 1..4 {
+        // Word 5 of the rank's share: the line at byte 32.
+        let line = 0x4000_0000u64 + r * 16384 + 32;
+        assert!(err.contains(&format!("rank {r} (tile {r}) at ")), "{err}");
+        assert!(err.contains(&format!("polls the line at {line:#x} (byte 32 of rank {r}'s MPB), which no core will write")), "{err}");
+    }
+    assert!(!err.contains("rank 0 (tile 0) at"), "rank 0 has exited: {err}");
+}

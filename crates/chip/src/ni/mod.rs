@@ -149,6 +149,11 @@ pub trait NetworkInterface {
     /// let sleep are charged what they would have run by then.
     fn settle(&mut self, _cores: &mut [Core], _end: u64) {}
 
+    /// If core `rank` sleeps polling (memory-mapped kinds), what it waits for, for the deadlock report.
+    fn polling(&self, _rank: usize) -> Option<String> {
+        None
+    }
+
     /// Debug clocking: the interface must not skip anything (it checks that skipping is exact).
     fn set_debug_clocking(&mut self, _on: bool) {}
 

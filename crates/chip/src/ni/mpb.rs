@@ -25,6 +25,10 @@
 //!   that holds the line, which serves one line every `cycles_per_line` in arrival order after `latency_cycles`.
 //! - The core stalls until its transfer completes (one outstanding transfer per core, as the SCC's P54C cores).
 //!
+//! A core polling a line of its own router's MPB whose content does not change sleeps until a write to that line is
+//! scheduled, charged exactly as if it had polled ([`PollMark`], [`Polling`]; not with debug clocking, which checks
+//! it); cores all asleep that way are a deadlock the chip reports.
+//!
 //! Accesses reach the interface in global time order: a core's load or store in these ranges stops its fast loop
 //! ([`crate::core::Core::run`]) and runs here once the network has caught up; everything else stays private and
 //! runs ahead. Atomic instructions (LR/SC, AMOs) and misaligned accesses in these ranges stop the core with a
@@ -472,7 +476,6 @@ impl PollMark {
 /// cycles it would have read the same line again and got the same data, adding `delta` to its counters.
 struct Polling {
     transfer: u32,
-    #[allow(dead_code)]
     line: u64,
     issue: u64,
     period: u64,
@@ -1119,6 +1122,15 @@ impl NetworkInterface for Mpb {
 
     fn set_debug_clocking(&mut self, on: bool) {
         self.poll_sleep = !on;
+    }
+
+    fn polling(&self, rank: usize) -> Option<String> {
+        let p = self.sides[rank].polling.as_ref()?;
+        let where_ = match self.geo.place(p.line) {
+            Some(Place::Mpb { rank: owner, offset }) => format!("byte {offset} of rank {owner}'s MPB"),
+            _ => "an MPB line".to_string(),
+        };
+        Some(format!("polls the line at {:#x} ({where_}), which no core will write", p.line))
     }
 
     fn settle(&mut self, cores: &mut [Core], end: u64) {
