@@ -47,6 +47,14 @@ fn lines(out: &Output) -> Vec<String> {
     l
 }
 
+/// A run's `--stats` without the parts that differ between clockings and hosts (`host`, `clocking`).
+fn deterministic_stats(json: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("host");
+    v.as_object_mut().unwrap().remove("clocking");
+    v
+}
+
 fn mpb_2x2() -> String {
     chip("mpb-2x2")
 }
@@ -108,10 +116,7 @@ fn shared_memory_reads_queue_at_the_controllers_and_both_clockings_agree() {
         let l = lines(&out);
         assert_eq!(l.len(), 4, "{}", show(&out));
         assert!(l.iter().all(|line| line.contains("read 512 words (sum 392960)")), "{l:?}");
-        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        v.as_object_mut().unwrap().remove("host");
-        v.as_object_mut().unwrap().remove("clocking");
-        stats.push(v);
+        stats.push(deterministic_stats(&json));
     }
     assert_eq!(stats[0], stats[1], "fast and debug clocking must give identical stats");
     let controllers = stats[0]["memory_controllers"].as_array().unwrap();
@@ -136,10 +141,7 @@ fn the_other_scenarios_agree_between_fast_and_debug_clocking() {
             args.extend(["--stats", json.to_str().unwrap()]);
             let out = run(&mpb_2x2(), &args, scenario);
             assert!(out.status.success(), "{}", show(&out));
-            let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-            v.as_object_mut().unwrap().remove("host");
-            v.as_object_mut().unwrap().remove("clocking");
-            stats.push((text(&out.stdout), v));
+            stats.push((text(&out.stdout), deterministic_stats(&json)));
         }
         assert_eq!(stats[0], stats[1], "{scenario}: fast and debug clocking differ");
     }
@@ -180,10 +182,7 @@ fn scc_48_with_separate_core_and_mesh_clocks_agrees_between_clockings() {
         args.extend(["-n", "8", "--stats", json.to_str().unwrap()]);
         let out = run(&scc, &args, "shared");
         assert_eq!(lines(&out).len(), 8, "{}", show(&out));
-        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        v.as_object_mut().unwrap().remove("host");
-        v.as_object_mut().unwrap().remove("clocking");
-        stats.push(v);
+        stats.push(deterministic_stats(&json));
     }
     assert_eq!(stats[0], stats[1], "fast and debug clocking must give identical stats");
     let out = run(&scc, &["-n", "4"], "latency");
@@ -196,12 +195,6 @@ fn scc_48_with_separate_core_and_mesh_clocks_agrees_between_clockings() {
 #[test]
 fn background_traffic_slows_the_program_and_is_reported_apart() {
     let dir = scratch("mpb-background");
-    let read_stats = |json: &Path| -> serde_json::Value {
-        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-        v.as_object_mut().unwrap().remove("host");
-        v.as_object_mut().unwrap().remove("clocking");
-        v
-    };
     let quiet = dir.join("quiet.json");
     let out = run(&mpb_2x2(), &["--stats", quiet.to_str().unwrap()], "shared");
     assert!(out.status.success(), "{}", show(&out));
@@ -212,10 +205,10 @@ fn background_traffic_slows_the_program_and_is_reported_apart() {
         args.extend(["--background", "pattern=uniform,rate=0.3,flits=2,seed=3", "--stats", json.to_str().unwrap()]);
         let out = run(&mpb_2x2(), &args, "shared");
         assert_eq!(lines(&out).len(), 4, "{}", show(&out));
-        loaded.push(read_stats(&json));
+        loaded.push(deterministic_stats(&json));
     }
     assert_eq!(loaded[0], loaded[1], "fast and debug clocking must agree with background traffic");
-    let (quiet, busy) = (read_stats(&quiet), &loaded[0]);
+    let (quiet, busy) = (deterministic_stats(&quiet), &loaded[0]);
     let bg = &busy["network"]["background"];
     assert_eq!(bg["injectors"], 4, "{bg}");
     assert!(bg["latency"]["packets"].as_u64().unwrap() > 1000, "{bg}");
@@ -255,10 +248,7 @@ fn polling_cores_sleep_exactly() {
             args.extend(["-n", cores, "--stats", json.to_str().unwrap()]);
             let out = run(&chip_path, &args, "storm");
             assert_eq!(lines(&out).len(), cores.parse::<usize>().unwrap(), "{name}: {}", show(&out));
-            let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-            v.as_object_mut().unwrap().remove("host");
-            v.as_object_mut().unwrap().remove("clocking");
-            stats.push(v);
+            stats.push(deterministic_stats(&json));
         }
         assert_eq!(stats[0], stats[1], "{name}: sleeping pollers must be charged exactly what spinning ones do");
     }
