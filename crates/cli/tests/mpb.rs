@@ -270,3 +270,28 @@ fn cores_all_polling_lines_nobody_writes_are_a_deadlock() {
     }
     assert!(!err.contains("rank 0 (tile 0) at"), "rank 0 has exited: {err}");
 }
+
+/// Issue 17's acceptance: an unmodified MPI program runs on scc-48 (its 48 cores, the MPB port, rv64gc at 533 MHz
+/// with the mesh at 800 MHz) with the same output as natively.
+#[test]
+fn an_unmodified_mpi_program_gives_the_same_output_on_scc_48_as_natively() {
+    let dir = scratch("mpb-mpi");
+    let (sim, native) = (dir.join("ring.elf"), dir.join("ring"));
+    let source = root().join("tests/mpi/ring.c");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc")).args(["--chip", &chip("scc-48"), "-O2", "-Wall", "-Werror"]).arg(&source).arg("-o").arg(&sim),
+        "nocmsg-cc --chip scc-48 tests/mpi/ring.c",
+    );
+    run_checked(Command::new(root().join("bin/nocmsg-cc-native")).args(["-O2", "-Wall", "-Werror"]).arg(&source).arg("-o").arg(&native), "nocmsg-cc-native ring.c");
+    let on_chip = Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+        .args(["run", "--no-prefix", "--max-cycles", "500000000", "--chip", &chip("scc-48")])
+        .arg(&sim)
+        .output()
+        .unwrap();
+    let natively = Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(["native", "-n", "48"]).arg(&native).output().unwrap();
+    assert!(on_chip.status.success(), "{}", show(&on_chip));
+    assert!(natively.status.success(), "{}", show(&natively));
+    assert_eq!(text(&on_chip.stdout), text(&natively.stdout));
+    // 48 ranks: rank 1 receives from rank 0 (0) and rank 0 from rank 47 (470) in the shift by 1.
+    assert!(text(&on_chip.stdout).contains("shift by 1 received 470 0 10"), "the ring ran on 48 ranks: {}", text(&on_chip.stdout));
+}
