@@ -155,6 +155,8 @@ pub struct Background {
     specs: Vec<BackgroundSpec>,
     perms: Vec<Option<Vec<u32>>>,
     injectors: Vec<Injector>,
+    /// The earliest `next_at` of the injectors (the chip asks for it every network cycle).
+    next: u64,
     nodes: u32,
     latency: Histogram,
     packets: u64,
@@ -188,7 +190,8 @@ impl Background {
                 injectors.push(inj);
             }
         }
-        Ok(Background { specs: specs.to_vec(), perms, injectors, nodes, latency: Histogram::default(), packets: 0, flits: 0 })
+        let next = injectors.iter().map(|i| i.next_at).min().unwrap_or(u64::MAX);
+        Ok(Background { specs: specs.to_vec(), perms, injectors, next, nodes, latency: Histogram::default(), packets: 0, flits: 0 })
     }
 
     /// Cycles to the next packet of a rate injector: geometric with success probability rate / flits, at least 1.
@@ -204,7 +207,7 @@ impl Background {
 
     /// The next cycle an injector sends.
     pub fn next_at(&self) -> u64 {
-        self.injectors.iter().map(|i| i.next_at).min().unwrap_or(u64::MAX)
+        self.next
     }
 
     /// Sends every packet due at `net.now()`.
@@ -227,6 +230,7 @@ impl Background {
                     Timing::Rate(_) => Self::gap(&mut inj.rng, spec),
                 };
         }
+        self.next = self.injectors.iter().map(|i| i.next_at).min().unwrap_or(u64::MAX);
     }
 
     /// Counts a delivered packet if it is background traffic; returns whether it was.

@@ -219,7 +219,8 @@ impl Geometry {
     /// The ranges the interface serves: whole windows, so that an access past the end of the mapped part is
     /// reported with the map ([`Self::describe_miss`]) rather than as an access outside private memory.
     fn ranges(&self) -> Vec<(u64, u64)> {
-        vec![(CONTROL_BASE, MPB_WINDOW_END), (MPB_BASE, MPB_WINDOW_END), (SHARED_BASE, SHARED_WINDOW_END)]
+        // The control page, the test-and-set registers and the MPBs lie in one window.
+        vec![(CONTROL_BASE, MPB_WINDOW_END), (SHARED_BASE, SHARED_WINDOW_END)]
     }
 
     /// Why an address in the interface's windows is not mapped (for the fault report).
@@ -658,8 +659,9 @@ impl Mpb {
     /// Starts a transfer for `rank`, whose core is at core cycle `cycle` (the network at the first cycle after).
     #[allow(clippy::too_many_arguments)]
     fn start(&mut self, rank: usize, cycle: u64, kind: Kind, place: Place, addr: u64, data: Vec<u8>, mask: Vec<bool>, net: &mut Network) -> u32 {
+        let target = self.target(rank, place);
+        let local = target.is_none();
         let c = &mut self.sides[rank].counters;
-        let local = matches!(place, Place::Mpb { rank: owner, .. } | Place::Tas(owner) if self.placement.rank_node[owner].0 / self.concentration == self.placement.rank_node[rank].0 / self.concentration);
         match (kind, place) {
             (Kind::ReadLine, Place::Shared { .. }) => c.shared_reads += 1,
             (Kind::WriteLine, Place::Shared { .. }) => c.shared_writes += 1,
@@ -684,7 +686,7 @@ impl Mpb {
                 (self.transfers.len() - 1) as u32
             }
         };
-        match self.target(rank, place) {
+        match target {
             None => {
                 if kind == Kind::WriteLine && matches!(place, Place::Mpb { .. }) {
                     // From an NI instruction the write is scheduled after every instruction due before it in this
@@ -907,8 +909,7 @@ impl Mpb {
                         if candidate {
                             side.current = Some(PollMark::of(core, side, id, line));
                         } else {
-                            side.mark = None;
-                            side.current = None;
+                            side.forget_polls();
                         }
                         return NiOutcome::Blocked;
                     }
@@ -919,9 +920,7 @@ impl Mpb {
                         self.start(rank, cycle, Kind::Clear, Place::Tas(owner), addr, Vec::new(), Vec::new(), net);
                     }
                 }
-                let side = &mut self.sides[rank];
-                side.mark = None;
-                side.current = None;
+                self.sides[rank].forget_polls();
                 return NiOutcome::Blocked;
             }
         }
@@ -932,9 +931,7 @@ impl Mpb {
         if self.sides[rank].wcb.full() {
             self.sides[rank].blocked = Some((None, core.hart.cycle));
             self.flush(rank, core.hart.cycle, net);
-            let side = &mut self.sides[rank];
-            side.mark = None;
-            side.current = None;
+            self.sides[rank].forget_polls();
             return NiOutcome::Blocked;
         }
         NiOutcome::Continue
@@ -945,9 +942,15 @@ impl Mpb {
         let (line, data, mask) = self.sides[rank].wcb.take();
         let place = self.geo.place(line).expect("the buffer holds a mapped line");
         self.start(rank, cycle, Kind::WriteLine, place, line, data, mask, net);
-        let side = &mut self.sides[rank];
-        side.mark = None;
-        side.current = None;
+        self.sides[rank].forget_polls();
+    }
+}
+
+impl Side {
+    /// Something other than a poll of one line happened: the reads before it say nothing about the reads after.
+    fn forget_polls(&mut self) {
+        self.mark = None;
+        self.current = None;
     }
 }
 
