@@ -3,7 +3,8 @@
  * -DNOCMSG_PORT_MPB; runtime/include/nocmsg_mpb.h, crates/chip/src/ni/mpb.rs). docs/libnocmsg.md describes the
  * protocol and what it costs.
  *
- * Every rank's MPB share is laid out the same way (n ranks, L-byte lines, S bytes per share):
+ * Every rank's MPB share is laid out the same way (n ranks, L-byte lines, S bytes per share once the last quarter,
+ * NOCMSG_MPB_AREA_PART, is left to the SCC broadcast family, lib/src/coll/bcast/scc.c):
  *
  *     heads  n counts, rounded up to whole lines: heads[s] = words rank s has written into my ring from s
  *     acks   n counts, rounded up to whole lines: acks[r] = words rank r has taken of my stream to r
@@ -88,6 +89,7 @@ static struct {
     unsigned ready_count; /* bits set in ready */
     struct peer *peer;
     int next; /* where the next search for a ready peer starts (round robin) */
+    size_t area_offset, area_bytes; /* the part of every share the port leaves to the SCC broadcasts */
 } mpb;
 
 /* ---- bitmaps ------------------------------------------------------------------------------------------------ */
@@ -517,8 +519,10 @@ int nocmsg_port_init(int *rank, int *size)
                         "chip has no MPBs: build it for this chip (bin/nocmsg-cc --chip CHIP, or NOCMSG_CHIP)\n");
         nocmsg_port_abort(1);
     }
-    /* Byte counts if the rings then hold fewer than 256 words, else 16-bit ones. */
-    size_t line = nocmsg_mpb_line_bytes(), share = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
+    /* The last quarter of every share (whole lines) belongs to the SCC broadcasts (nocmsg_port_mpb_area); the
+     * rings and counts take the rest. Byte counts if the rings then hold fewer than 256 words, else 16-bit ones. */
+    size_t line = nocmsg_mpb_line_bytes(), whole = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
+    size_t area = whole / NOCMSG_MPB_AREA_PART / line * line, share = whole - area;
     for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
         ctrl = ((size_t)n * count_bytes + line - 1) / line * line;
         ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;
@@ -540,7 +544,9 @@ int nocmsg_port_init(int *rank, int *size)
     mpb.pause_max = PAUSE_BASE + PAUSE_PER_GROUP * mpb.groups;
     mpb.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
     mpb.bitmap_words = (unsigned)(n + 63) / 64;
-    uintptr_t base = (uintptr_t)nocmsg_mpb(0), mine = base + (uintptr_t)me * share;
+    mpb.area_offset = share;
+    mpb.area_bytes = area;
+    uintptr_t base = (uintptr_t)nocmsg_mpb(0), mine = base + (uintptr_t)me * whole;
     mpb.heads = (const volatile uint64_t *)mine;
     mpb.acks = (const volatile uint64_t *)(mine + ctrl);
     mpb.tails = calloc(mpb.groups, sizeof *mpb.tails);
@@ -551,7 +557,7 @@ int nocmsg_port_init(int *rank, int *size)
     if (!mpb.tails || !mpb.acks_seen || !mpb.ready || !mpb.unacked || !mpb.peer)
         return NOCMSG_ERR_NO_MEM;
     for (int r = 0; r < n; r++) {
-        uintptr_t theirs = base + (uintptr_t)r * share;
+        uintptr_t theirs = base + (uintptr_t)r * whole;
         struct peer *p = &mpb.peer[r];
         p->tx_ring = (volatile uint64_t *)(theirs + 2 * ctrl + (uintptr_t)me * ring);
         p->tx_head = (volatile void *)(theirs + count_bytes * (uintptr_t)me);
@@ -562,6 +568,12 @@ int nocmsg_port_init(int *rank, int *size)
 }
 
 void nocmsg_port_finalize(void) {}
+
+void nocmsg_port_mpb_area(size_t *offset, size_t *bytes)
+{
+    *offset = mpb.area_offset;
+    *bytes = mpb.area_bytes;
+}
 
 const char *nocmsg_port_kind(void)
 {

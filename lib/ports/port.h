@@ -91,6 +91,16 @@ double nocmsg_port_wtick(void);
 /* Ends this rank (and, where the port can, the whole job) with `code`. */
 void nocmsg_port_abort(int code) __attribute__((noreturn));
 
+#ifdef NOCMSG_PORT_MPB
+/* The part of every rank's MPB share the port does not use, left to the SCC broadcast family
+ * (lib/src/coll/bcast/scc.c): `bytes` (whole lines) at `offset` from the start of each share. The port keeps the
+ * rest; NOCMSG_MPB_AREA_PART sets the split (1/4 of the share by default). */
+#ifndef NOCMSG_MPB_AREA_PART
+#define NOCMSG_MPB_AREA_PART 4
+#endif
+void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
+#endif
+
 /* This rank's wait record in memory the launcher can read (lib/src/wait.h), or NULL without a launcher. */
 struct nocmsg_wait_record;
 struct nocmsg_wait_record *nocmsg_port_wait_slot(void);

@@ -141,6 +141,11 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
 /* The algorithms (each defined in its own file). */
 barrier_fn barrier_linear, barrier_dissemination, barrier_recursive_doubling, barrier_binomial, barrier_tree_center;
 bcast_fn bcast_linear, bcast_binomial, bcast_mesh, bcast_mesh_center, bcast_scatter_allgather, bcast_chain;
+#ifdef NOCMSG_PORT_MPB
+/* The SCC broadcast family (bcast/scc.h), on MPB chips only. */
+bcast_fn bcast_rcce, bcast_parallel, bcast_optimized_parallel, bcast_tiled, bcast_optimized_tiled, bcast_mpb,
+    bcast_offchip, bcast_modmpb, bcast_hybrid;
+#endif
 reduce_fn reduce_linear, reduce_binomial, reduce_mesh;
 allreduce_fn allreduce_reduce_bcast, allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner;
 gather_fn gather_linear, gather_binomial;
@@ -164,5 +169,10 @@ static inline int coll_binomial_span(int v, int n)
  * by bcast_mesh, bcast_mesh_center, reduce_mesh and barrier_tree_center; worked out on first use per source and
  * kept with the communicator. NULL when out of memory. */
 const struct coll_tree *coll_mesh_tree(struct comm *c, int source);
+/* The same tree over a subset of c (the SCC family's tiled broadcasts): members[0..count) are comm ranks, source and
+ * rank indices into it; parent (-1 at the source) and children come back as comm ranks. Returns the number of
+ * children (at most 4), or -1 when out of memory. Worked out afresh on every call. */
+int coll_mesh_subtree(struct comm *c, const int *members, int count, int source, int rank, int *parent,
+                      int children[4]);
 
 #endif /* NOCMSG_COLL_H */

@@ -187,3 +187,25 @@ const struct coll_tree *coll_mesh_tree(struct comm *c, int source)
         t->nchild = tree_of(m, c->size, source, c->rank, &t->parent, t->children);
     return t;
 }
+
+int coll_mesh_subtree(struct comm *c, const int *members, int count, int source, int rank, int *parent,
+                      int children[4])
+{
+    const struct coll_mesh *m = coll_mesh_of(c);
+    int *xy = malloc(2 * (size_t)count * sizeof(int));
+    if (!m || !xy) {
+        free(xy);
+        return -1;
+    }
+    struct coll_mesh sub = {.width = m->width, .height = m->height, .x = xy, .y = xy + count};
+    for (int i = 0; i < count; i++) {
+        xy[i] = m->x[members[i]];
+        xy[count + i] = m->y[members[i]];
+    }
+    int nchild = tree_of(&sub, count, source, rank, parent, children);
+    free(xy);
+    *parent = *parent >= 0 ? members[*parent] : -1;
+    for (int i = 0; i < nchild; i++)
+        children[i] = members[children[i]];
+    return nchild;
+}

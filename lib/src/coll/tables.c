@@ -13,7 +13,23 @@
 
 /* Each table's indices by name, so that the selector names algorithms without comparing strings. */
 enum { BARRIER_LINEAR, BARRIER_DISSEMINATION, BARRIER_RECURSIVE_DOUBLING, BARRIER_BINOMIAL, BARRIER_TREE_CENTER };
-enum { BCAST_LINEAR, BCAST_BINOMIAL, BCAST_MESH, BCAST_MESH_CENTER, BCAST_SCATTER_ALLGATHER, BCAST_CHAIN };
+enum {
+    BCAST_LINEAR,
+    BCAST_BINOMIAL,
+    BCAST_MESH,
+    BCAST_MESH_CENTER,
+    BCAST_SCATTER_ALLGATHER,
+    BCAST_CHAIN,
+    BCAST_RCCE, /* the SCC family: MPB chips only */
+    BCAST_PARALLEL,
+    BCAST_OPTIMIZED_PARALLEL,
+    BCAST_TILED,
+    BCAST_OPTIMIZED_TILED,
+    BCAST_MPB,
+    BCAST_OFFCHIP,
+    BCAST_MODMPB,
+    BCAST_HYBRID,
+};
 enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_MESH };
 enum { ALLREDUCE_REDUCE_BCAST, ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RING, ALLREDUCE_RABENSEIFNER };
 enum { GATHER_LINEAR, GATHER_BINOMIAL };
@@ -28,11 +44,22 @@ TABLE(barrier_algos, [BARRIER_LINEAR] = {"linear", (void *)barrier_linear, 0},
       [BARRIER_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)barrier_recursive_doubling, 0},
       [BARRIER_BINOMIAL] = {"binomial", (void *)barrier_binomial, 0},
       [BARRIER_TREE_CENTER] = {"tree_center", (void *)barrier_tree_center, 0})
+#ifdef NOCMSG_PORT_MPB
+#define SCC_FAMILY                                                                                              \
+    [BCAST_RCCE] = {"rcce", (void *)bcast_rcce, 0}, [BCAST_PARALLEL] = {"parallel", (void *)bcast_parallel, 0},     \
+    [BCAST_OPTIMIZED_PARALLEL] = {"optimized_parallel", (void *)bcast_optimized_parallel, 0},                     \
+    [BCAST_TILED] = {"tiled", (void *)bcast_tiled, 0},                                                            \
+    [BCAST_OPTIMIZED_TILED] = {"optimized_tiled", (void *)bcast_optimized_tiled, 0},                              \
+    [BCAST_MPB] = {"mpb", (void *)bcast_mpb, 0}, [BCAST_OFFCHIP] = {"offchip", (void *)bcast_offchip, 0},          \
+    [BCAST_MODMPB] = {"modmpb", (void *)bcast_modmpb, 0}, [BCAST_HYBRID] = {"hybrid", (void *)bcast_hybrid, 0}
+#else
+#define SCC_FAMILY /* the SCC broadcast family needs MPBs */
+#endif
 TABLE(bcast_algos, [BCAST_LINEAR] = {"linear", (void *)bcast_linear, 0},
       [BCAST_BINOMIAL] = {"binomial", (void *)bcast_binomial, 0}, [BCAST_MESH] = {"mesh", (void *)bcast_mesh, 0},
       [BCAST_MESH_CENTER] = {"mesh_center", (void *)bcast_mesh_center, 0},
       [BCAST_SCATTER_ALLGATHER] = {"scatter_allgather", (void *)bcast_scatter_allgather, 0},
-      [BCAST_CHAIN] = {"chain", (void *)bcast_chain, 0})
+      [BCAST_CHAIN] = {"chain", (void *)bcast_chain, 0}, SCC_FAMILY)
 TABLE(reduce_algos, [REDUCE_LINEAR] = {"linear", (void *)reduce_linear, 0},
       [REDUCE_BINOMIAL] = {"binomial", (void *)reduce_binomial, 0},
       [REDUCE_MESH] = {"mesh", (void *)reduce_mesh, NEEDS_COMMUTATIVE})
@@ -164,7 +191,7 @@ int nocmsg_coll_set(const char *operation, const char *algorithm)
 
 const char *const *nocmsg_coll_algorithms(const char *operation)
 {
-    static const char *names[COLL_OPS][8];
+    static const char *names[COLL_OPS][BCAST_HYBRID + 2];
     int op = op_index(operation);
     if (op < 0)
         return NULL;

@@ -1,0 +1,408 @@
+/* bcast/scc.c: the machinery of the SCC broadcast family (scc.h): chunks through MPB or off-chip slots, with
+ * flag handshakes, for any tree of readers. */
+#include "scc.h"
+
+#ifdef NOCMSG_PORT_MPB
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nocmsg_core.h>
+#include <nocmsg_mpb.h>
+#include <nocmsg_semihost.h>
+
+#include "../../../ports/port.h"
+
+/* Off-chip slots: at most this many bytes each, and all of them together at most a quarter of shared memory. */
+enum { DRAM_SLOT_MAX = 16384 };
+/* Pauses between polls of a flag, in cycles: short, as chunks follow each other closely. */
+enum { PAUSE_FIRST = 8, PAUSE_MAX = 64 };
+
+static struct {
+    int ready;                /* set up */
+    int me, n;
+    size_t line;
+    uintptr_t mpb_base, share, area; /* MPB of rank 0, bytes per share, offset of the family's area in a share */
+    size_t flag_bytes;        /* each of the two flag arrays, whole lines */
+    size_t mpb_slot;          /* bytes of an MPB slot */
+    uintptr_t dram_base;      /* rank 0's off-chip slots (0: none) */
+    size_t dram_slot;
+    uint64_t ns_per_cycle_q32;
+    uint16_t *sent, *taken;   /* per world rank: chunks I published to it, chunks I took from it */
+    /* Per slot: the readers of what it holds, and the count each must have taken before it is written again. */
+    int *slot_reader[2];
+    uint16_t *slot_count[2];
+    int slot_readers[2];
+    int warned;
+} scc;
+
+static int setup(void)
+{
+    if (scc.ready)
+        return NOCMSG_SUCCESS;
+    int n = nocmsg_lib.size;
+    size_t offset, bytes;
+    nocmsg_port_mpb_area(&offset, &bytes);
+    scc.line = nocmsg_mpb_line_bytes();
+    scc.flag_bytes = ((size_t)n * 2 + scc.line - 1) / scc.line * scc.line;
+    if (bytes < 2 * scc.flag_bytes + 2 * scc.line) {
+        fprintf(stderr, "nocmsg: rank %d: the MPB area left to the SCC broadcasts (%zu bytes a rank) has no room for "
+                        "%d ranks' flags and two slots\n", nocmsg_lib.rank, bytes, n);
+        return NOCMSG_ERR_INTERN;
+    }
+    scc.me = nocmsg_lib.rank;
+    scc.n = n;
+    scc.mpb_base = (uintptr_t)nocmsg_mpb(0);
+    scc.share = nocmsg_mpb_bytes();
+    scc.area = offset;
+    scc.mpb_slot = (bytes - 2 * scc.flag_bytes) / 2 / scc.line * scc.line;
+    size_t shared = nocmsg_shared_bytes(), dram = shared / 4 / (2 * (size_t)n) / scc.line * scc.line;
+    scc.dram_slot = dram < DRAM_SLOT_MAX ? dram : DRAM_SLOT_MAX;
+    scc.dram_base = scc.dram_slot ? (uintptr_t)nocmsg_shared() + shared - 2 * scc.dram_slot * (size_t)n : 0;
+    scc.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
+    scc.sent = calloc((size_t)n, sizeof *scc.sent);
+    scc.taken = calloc((size_t)n, sizeof *scc.taken);
+    for (int k = 0; k < 2; k++) {
+        scc.slot_reader[k] = malloc((size_t)n * sizeof *scc.slot_reader[k]);
+        scc.slot_count[k] = malloc((size_t)n * sizeof *scc.slot_count[k]);
+        if (!scc.slot_reader[k] || !scc.slot_count[k])
+            return NOCMSG_ERR_NO_MEM;
+    }
+    if (!scc.sent || !scc.taken)
+        return NOCMSG_ERR_NO_MEM;
+    scc.ready = 1;
+    return NOCMSG_SUCCESS;
+}
+
+int scc_has_dram(void)
+{
+    return setup() == NOCMSG_SUCCESS && scc.dram_slot > 0;
+}
+
+/* ---- places --------------------------------------------------------------------------------------------- */
+
+static inline uintptr_t area_of(int w)
+{
+    return scc.mpb_base + (uintptr_t)w * scc.share + scc.area;
+}
+
+/* In w's area: the count of chunks s has published to w. */
+static inline volatile uint16_t *ready_flag(int w, int s)
+{
+    return (volatile uint16_t *)area_of(w) + s;
+}
+
+/* In w's area: the count of w's chunks r has taken. */
+static inline volatile uint16_t *taken_flag(int w, int r)
+{
+    return (volatile uint16_t *)(area_of(w) + scc.flag_bytes) + r;
+}
+
+static inline size_t slot_bytes(int medium, int serial)
+{
+    size_t s = medium == SCC_DRAM ? scc.dram_slot : scc.mpb_slot;
+    return serial ? 2 * s : s;
+}
+
+static inline volatile uint64_t *slot_of(int w, int medium, int k)
+{
+    if (medium == SCC_DRAM)
+        return (volatile uint64_t *)(scc.dram_base + ((uintptr_t)w * 2 + (uintptr_t)k) * scc.dram_slot);
+    return (volatile uint64_t *)(area_of(w) + 2 * scc.flag_bytes + (uintptr_t)k * scc.mpb_slot);
+}
+
+/* ---- waiting -------------------------------------------------------------------------------------------- */
+
+/* Between two polls: messages of the point-to-point layer move on (a rank blocked sending to this one must not
+ * wait for the broadcast to end), then, if nothing moved, a pause of *pause cycles that doubles up to PAUSE_MAX. */
+static void pause_between(unsigned *pause)
+{
+    if (nocmsg_engine_progress()) {
+        *pause = PAUSE_FIRST;
+        return;
+    }
+    uint64_t ns = ((uint64_t)*pause * scc.ns_per_cycle_q32 + 0xffffffffu) >> 32;
+    int64_t block[2] = {0, (int64_t)ns};
+    nocmsg_semihost(NOCMSG_SYS_SLEEP, block);
+    *pause = *pause < PAUSE_MAX ? 2 * *pause : PAUSE_MAX;
+}
+
+/* Whether count a has reached b (modulo 2^16; they are never 2^15 apart). */
+static inline int reached(uint16_t a, uint16_t b)
+{
+    return (int16_t)(uint16_t)(a - b) >= 0;
+}
+
+/* Waits until world rank s has published `count` chunks to me. */
+static void wait_ready(int s, uint16_t count)
+{
+    volatile uint16_t *f = ready_flag(scc.me, s);
+    unsigned pause = PAUSE_FIRST;
+    for (;;) {
+        nocmsg_mpb_invalidate();
+        if (reached(*f, count))
+            return;
+        pause_between(&pause);
+    }
+}
+
+/* Waits until every reader of slot k has taken what it holds. */
+static void wait_slot(int k)
+{
+    unsigned pause = PAUSE_FIRST;
+    while (scc.slot_readers[k] > 0) {
+        nocmsg_mpb_invalidate();
+        int i = scc.slot_readers[k] - 1, r = scc.slot_reader[k][i];
+        if (reached(*taken_flag(scc.me, r), scc.slot_count[k][i]))
+            scc.slot_readers[k] = i;
+        else
+            pause_between(&pause);
+    }
+}
+
+/* ---- copies --------------------------------------------------------------------------------------------- */
+
+/* Private memory from an MPB or off-chip slot: 8-byte loads, so each line is one transfer. */
+static void copy_in(unsigned char *dst, const volatile uint64_t *src, size_t bytes)
+{
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w = src[i / 8];
+        memcpy(dst + i, &w, 8);
+    }
+    if (i < bytes) {
+        uint64_t w = src[i / 8];
+        memcpy(dst + i, &w, bytes - i);
+    }
+}
+
+/* A slot from private memory (the last word padded); the write-combining buffer sends each line as it fills. */
+static void copy_out(volatile uint64_t *dst, const unsigned char *src, size_t bytes)
+{
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, src + i, 8);
+        dst[i / 8] = w;
+    }
+    if (i < bytes) {
+        uint64_t w = 0;
+        memcpy(&w, src + i, bytes - i);
+        dst[i / 8] = w;
+    }
+}
+
+/* Slot to slot (another rank's to mine), a word at a time. */
+static void copy_across(volatile uint64_t *dst, const volatile uint64_t *src, size_t bytes)
+{
+    for (size_t i = 0; i < (bytes + 7) / 8; i++)
+        dst[i] = src[i];
+}
+
+/* ---- the two halves of a chunk's way --------------------------------------------------------------------- */
+
+/* Tells world rank w that I published one more chunk for it, and remembers that slot k must wait for it. */
+static void publish_to(int w, int k)
+{
+    uint16_t count = ++scc.sent[w];
+    *ready_flag(w, scc.me) = count;
+    scc.slot_reader[k][scc.slot_readers[k]] = w;
+    scc.slot_count[k][scc.slot_readers[k]++] = count;
+}
+
+/* Takes chunk `bytes` long from world rank `from`'s slot k (medium m) into dst, or, staging, into my own MPB slot
+ * `own` first. */
+static void take_chunk(const struct scc_role *role, int from, int k, unsigned char *dst, size_t bytes, int own)
+{
+    wait_ready(from, (uint16_t)(scc.taken[from] + 1));
+    nocmsg_mpb_invalidate(); /* no line of the slot from an earlier chunk may be served from the cache */
+    const volatile uint64_t *src = slot_of(from, role->parent_medium, k);
+    if (own >= 0) {
+        volatile uint64_t *mine = slot_of(scc.me, SCC_MPB, own);
+        copy_across(mine, src, bytes);
+        nocmsg_mpb_flush();
+        *taken_flag(from, scc.me) = ++scc.taken[from];
+        nocmsg_mpb_flush();
+        copy_in(dst, mine, bytes);
+    } else {
+        copy_in(dst, src, bytes);
+        *taken_flag(from, scc.me) = ++scc.taken[from];
+        nocmsg_mpb_flush();
+    }
+}
+
+int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *role)
+{
+    int err = setup();
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    if ((role->medium == SCC_DRAM || (role->parent >= 0 && role->parent_medium == SCC_DRAM)) && !scc.dram_slot)
+        return NOCMSG_ERR_INTERN; /* the algorithms check scc_has_dram first */
+    unsigned char *b = buf;
+    const int *world = c->world_of;
+    /* The root's serial loop: the whole message to each child in turn, through both slots as one buffer. */
+    if (role->parent < 0 && role->serial) {
+        size_t chunk = slot_bytes(role->medium, 1);
+        for (int i = 0; i < role->nchild; i++) {
+            int w = world[role->children[i]];
+            for (size_t at = 0; at < bytes; at += chunk) {
+                size_t len = bytes - at < chunk ? bytes - at : chunk;
+                wait_slot(0);
+                wait_slot(1);
+                copy_out(slot_of(scc.me, role->medium, 0), b + at, len);
+                nocmsg_mpb_flush();
+                publish_to(w, 0);
+                nocmsg_mpb_flush();
+                /* The chunk fills slot 1 too. */
+                scc.slot_reader[1][0] = w;
+                scc.slot_count[1][0] = scc.sent[w];
+                scc.slot_readers[1] = 1;
+            }
+        }
+        return NOCMSG_SUCCESS;
+    }
+    /* Everyone else: chunk by chunk, take it from the parent (if any) and publish it to the children (if any).
+     * Chunks are as long as the parent's slots, or the own slots at the root. */
+    size_t chunk = role->parent >= 0 ? slot_bytes(role->parent_medium, role->parent_serial)
+                                     : slot_bytes(role->medium, 0);
+    int from = role->parent >= 0 ? world[role->parent] : -1;
+    /* Forwarding from the own MPB needs the parent's chunks to fit a slot (the MPB family's parents are MPBs). */
+    int stage = role->stage && from >= 0 && chunk <= scc.mpb_slot;
+    for (size_t at = 0, j = 0; at < bytes; at += chunk, j++) {
+        size_t len = bytes - at < chunk ? bytes - at : chunk;
+        int k = role->parent >= 0 && role->parent_serial ? 0 : (int)(j & 1), own = (int)(j & 1);
+        int forward_in_place = stage && role->nchild > 0 && role->medium == SCC_MPB;
+        if (from >= 0) {
+            if (stage)
+                wait_slot(own);
+            take_chunk(role, from, k, b + at, len, stage ? own : -1);
+        }
+        if (role->nchild == 0)
+            continue;
+        if (!forward_in_place) {
+            wait_slot(own);
+            if (len > slot_bytes(role->medium, 0))
+                return NOCMSG_ERR_INTERN; /* no role forwards chunks longer than its slots */
+            copy_out(slot_of(scc.me, role->medium, own), b + at, len);
+            nocmsg_mpb_flush();
+        }
+        for (int i = 0; i < role->nchild; i++)
+            publish_to(world[role->children[i]], own);
+        nocmsg_mpb_flush();
+    }
+    return NOCMSG_SUCCESS;
+}
+
+/* ---- shapes --------------------------------------------------------------------------------------------- */
+
+int scc_nearest_center(struct comm *c, const int *members, int count)
+{
+    const struct coll_mesh *m = coll_mesh_of(c);
+    if (!m || count <= 0)
+        return 0;
+    int minx = m->x[members[0]], maxx = minx, miny = m->y[members[0]], maxy = miny;
+    for (int i = 1; i < count; i++) {
+        int x = m->x[members[i]], y = m->y[members[i]];
+        minx = x < minx ? x : minx;
+        maxx = x > maxx ? x : maxx;
+        miny = y < miny ? y : miny;
+        maxy = y > maxy ? y : maxy;
+    }
+    int best = 0, best_d = -1;
+    for (int i = 0; i < count; i++) {
+        int dx = 2 * m->x[members[i]] - (minx + maxx), dy = 2 * m->y[members[i]] - (miny + maxy);
+        int d = (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy);
+        if (best_d < 0 || d < best_d) {
+            best = i;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+int scc_bcast_star(void *buf, size_t bytes, int root, struct comm *c, int medium, int serial)
+{
+    struct scc_role role = {.parent = root, .parent_medium = medium, .parent_serial = serial, .medium = medium,
+                            .serial = serial};
+    if (c->rank != root)
+        return scc_bcast(buf, bytes, c, &role);
+    int *children = malloc((size_t)c->size * sizeof *children);
+    if (!children)
+        return NOCMSG_ERR_NO_MEM;
+    for (int r = 0; r < c->size; r++)
+        if (r != root)
+            children[role.nchild++] = r;
+    role.parent = -1;
+    role.children = children;
+    int err = scc_bcast(buf, bytes, c, &role);
+    free(children);
+    return err;
+}
+
+int scc_bcast_tiled(void *buf, size_t bytes, int root, struct comm *c, int optimized)
+{
+    const struct coll_mesh *m = coll_mesh_of(c);
+    int n = c->size, *leaders = malloc((size_t)n * sizeof *leaders), *children = malloc((size_t)(n + 4) * sizeof(int));
+    if (!m || !leaders || !children) {
+        free(leaders);
+        free(children);
+        return NOCMSG_ERR_NO_MEM;
+    }
+    /* A rank's router is its (x, y); its leader: the root there, else the lowest rank there. */
+#define SAME_ROUTER(a, b) (m->x[a] == m->x[b] && m->y[a] == m->y[b])
+    int nleaders = 0, my_leader = -1, my_index = -1, root_index = -1;
+    for (int r = 0; r < n; r++) {
+        int lead = SAME_ROUTER(r, root) ? root : -1;
+        for (int q = 0; q < n && lead < 0; q++)
+            if (SAME_ROUTER(q, r))
+                lead = q;
+        if (lead == r) {
+            if (r == root)
+                root_index = nleaders;
+            if (r == c->rank)
+                my_index = nleaders;
+            leaders[nleaders++] = r;
+        }
+        if (r == c->rank)
+            my_leader = lead;
+    }
+    int first = root_index;
+    if (optimized)
+        first = scc_nearest_center(c, leaders, nleaders);
+    struct scc_role role = {.parent = -1, .parent_medium = SCC_MPB, .medium = SCC_MPB, .children = children};
+    int err = NOCMSG_SUCCESS;
+    if (my_index >= 0) {
+        int parent, kids[4], k = coll_mesh_subtree(c, leaders, nleaders, first, my_index, &parent, kids);
+        if (k < 0) {
+            err = NOCMSG_ERR_NO_MEM;
+            goto out;
+        }
+        role.parent = parent;
+        /* The optimized form: the root gives the data to the centre leader first; the centre's tree then skips
+         * the root, which serves its own children. */
+        if (c->rank == leaders[first] && c->rank != root)
+            role.parent = root;
+        if (c->rank == root && leaders[first] != root) {
+            role.parent = -1;
+            children[role.nchild++] = leaders[first];
+        }
+        for (int i = 0; i < k; i++)
+            if (kids[i] != root)
+                children[role.nchild++] = kids[i];
+        /* Then the other ranks of my router. */
+        for (int q = 0; q < n; q++)
+            if (q != c->rank && SAME_ROUTER(q, c->rank))
+                children[role.nchild++] = q;
+    } else {
+        role.parent = my_leader;
+    }
+#undef SAME_ROUTER
+    err = scc_bcast(buf, bytes, c, &role);
+out:
+    free(leaders);
+    free(children);
+    return err;
+}
+
+#endif /* NOCMSG_PORT_MPB */
