@@ -42,15 +42,27 @@ def compiler(native):
     return os.environ.get("NOCMSG_CC", str(REPO / "bin" / "nocmsg-cc"))
 
 
-def build(source=COLL_SOURCE, native=False):
-    """Compiles ``source`` once per process (into target/bench/) and returns the program's path."""
-    key = (Path(source), native)
+def needs_own_build(chip):
+    """Whether programs for ``chip`` need a build of their own: chips whose network interface is not PIMP's (the
+    library's port differs) or whose cores are not rv64im (the default build's)."""
+    with open(chip, "rb") as f:
+        config = tomllib.load(f)
+    return config.get("ni", {}).get("kind", "pimp") != "pimp" or config.get("core", {}).get("isa", "rv64im") != "rv64im"
+
+
+def build(source=COLL_SOURCE, native=False, chip=None, libs=()):
+    """Compiles ``source`` once per process (into target/bench/) and returns the program's path: for the default
+    chips (PIMP, rv64im) as ``NAME.elf``, for ``chip`` when it needs its own build as ``NAME-CHIP.elf``."""
+    chip = chip if chip is not None and not native and needs_own_build(chip) else None
+    key = (Path(source), native, chip)
     if key not in _built:
         BUILD_DIR.mkdir(parents=True, exist_ok=True)
-        out = BUILD_DIR / (Path(source).stem + ("" if native else ".elf"))
+        stem = Path(source).stem + (f"-{Path(chip).stem}" if chip else "")
+        out = BUILD_DIR / (stem + ("" if native else ".elf"))
         # Build beside the final name, then rename, so concurrent builds never run a half-written file.
         tmp = out.with_name(f".{out.name}.{os.getpid()}")
-        cmd = [compiler(native), "-O2", "-Wall", str(source), "-o", str(tmp)]
+        cmd = [compiler(native), *(["--chip", str(chip)] if chip else []), "-O2", "-Wall", str(source), "-o",
+               str(tmp), *libs]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{shlex.join(cmd)} failed ({proc.returncode}):\n{proc.stderr.strip()}")
@@ -74,7 +86,8 @@ def root_positions(width, height):
 
 def algorithms(op, chip=REPO / "chips" / "pimp-2x2.toml"):
     """The algorithms of ``op``, as the library lists them (``coll --list OP`` on one simulated core)."""
-    cmd = [str(nocmsg_binary()), "run", "--chip", str(chip), "-n", "1", "--no-prefix", str(build()), "--list", op]
+    cmd = [str(nocmsg_binary()), "run", "--chip", str(chip), "-n", "1", "--no-prefix", str(build(chip=chip)), "--list",
+           op]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         raise RuntimeError(f"{shlex.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -97,6 +110,7 @@ class Job:
     sync: str = "each"  # "each": a barrier and a common start before every call (latency); "once": back to back
     xfer: int = -1  # -1: the library's default
     label: str = ""  # which part of an experiment this job belongs to
+    sim_options: list = field(default_factory=list)  # more options of `nocmsg run` (e.g. --background SPEC)
 
     def program_args(self):
         args = ["--op", self.op, "--alg", self.algorithm, "--sizes", ",".join(map(str, self.sizes)),
@@ -113,7 +127,7 @@ class Job:
             launch = [str(nocmsg_binary()), "native", "-n", str(self.ranks), "--pin", "--timeout", str(TIMEOUT_SECONDS)]
         else:
             launch = [str(nocmsg_binary()), "run", "--chip", str(self.chip), "-n", str(self.ranks), "--no-prefix",
-                      "--max-cycles", str(MAX_CYCLES)]
+                      "--max-cycles", str(MAX_CYCLES), *self.sim_options]
         return launch + [str(program)] + self.program_args()
 
     def shown(self):
@@ -122,7 +136,8 @@ class Job:
             head = ["target/release/nocmsg", "native", "-n", str(self.ranks), "--pin", "target/bench/coll"]
         else:
             chip = os.path.relpath(self.chip, REPO)
-            head = ["target/release/nocmsg", "run", "--chip", chip, "-n", str(self.ranks), "target/bench/coll.elf"]
+            program = os.path.relpath(build(chip=self.chip), REPO)
+            head = ["target/release/nocmsg", "run", "--chip", chip, "-n", str(self.ranks), *self.sim_options, program]
         return shlex.join(head + self.program_args())
 
 
@@ -143,7 +158,7 @@ def failed_rows(job, reason):
 
 def run_job(job):
     """Runs one job; returns its rows (every row carries the job's label)."""
-    program = build(native=job.native)
+    program = build(native=job.native, chip=job.chip)
     cmd = job.command(program)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_SECONDS + 30)
@@ -163,7 +178,7 @@ def run_jobs(jobs, workers=None, progress=None):
     if workers is None:
         workers = 1 if any(j.native for j in jobs) else min(2, os.cpu_count() or 1)
     for job in jobs:  # compile before starting threads
-        build(native=job.native)
+        build(native=job.native, chip=job.chip)
     rows = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for job, result in zip(jobs, pool.map(run_job, jobs)):

@@ -102,6 +102,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "scc_bcast: rank %d: out of memory\n", me);
         nocmsg_abort(NOCMSG_COMM_WORLD, 2);
     }
+    /* Every algorithm asked for must be here. */
+    for (const char *p = only; p && *p;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int a = 0; algs[a] && !found; a++)
+            found = strlen(algs[a]) == len && !strncmp(algs[a], p, len);
+        if (!found) {
+            if (me == 0) {
+                fprintf(stderr, "scc_bcast: no bcast algorithm \"%.*s\" here; there are:", (int)len, p);
+                for (int a = 0; algs[a]; a++)
+                    fprintf(stderr, " %s", algs[a]);
+                fprintf(stderr, "\n");
+                nocmsg_abort(NOCMSG_COMM_WORLD, 2);
+            }
+            nocmsg_barrier(NOCMSG_COMM_WORLD); /* rank 0 ends the run, having said why */
+        }
+        p += len + (p[len] == ',');
+    }
     uint64_t seed = 1;
     for (int a = 0; algs[a]; a++) {
         if (only) {

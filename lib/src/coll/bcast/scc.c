@@ -10,14 +10,11 @@
 
 #include <nocmsg_core.h>
 #include <nocmsg_mpb.h>
-#include <nocmsg_semihost.h>
 
 #include "../../../ports/port.h"
 
 /* Off-chip slots: at most this many bytes each, and all of them together at most a quarter of shared memory. */
 enum { DRAM_SLOT_MAX = 16384 };
-/* Pauses between polls of a flag, in cycles: short, as chunks follow each other closely. */
-enum { PAUSE_FIRST = 8, PAUSE_MAX = 64 };
 
 static struct {
     int ready;                /* set up */
@@ -28,13 +25,12 @@ static struct {
     size_t mpb_slot;          /* bytes of an MPB slot */
     uintptr_t dram_base;      /* rank 0's off-chip slots (0: none) */
     size_t dram_slot;
-    uint64_t ns_per_cycle_q32;
     uint16_t *sent, *taken;   /* per world rank: chunks I published to it, chunks I took from it */
     /* Per slot: the readers of what it holds, and the count each must have taken before it is written again. */
     int *slot_reader[2];
     uint16_t *slot_count[2];
     int slot_readers[2];
-    int warned;
+    int *star;                /* n ranks: the children of a star's root */
 } scc;
 
 static int setup(void)
@@ -60,7 +56,6 @@ static int setup(void)
     size_t shared = nocmsg_shared_bytes(), dram = shared / 4 / (2 * (size_t)n) / scc.line * scc.line;
     scc.dram_slot = dram < DRAM_SLOT_MAX ? dram : DRAM_SLOT_MAX;
     scc.dram_base = scc.dram_slot ? (uintptr_t)nocmsg_shared() + shared - 2 * scc.dram_slot * (size_t)n : 0;
-    scc.ns_per_cycle_q32 = ((uint64_t)1000000000 << 32) / nocmsg_frequency_hz();
     scc.sent = calloc((size_t)n, sizeof *scc.sent);
     scc.taken = calloc((size_t)n, sizeof *scc.taken);
     for (int k = 0; k < 2; k++) {
@@ -69,7 +64,8 @@ static int setup(void)
         if (!scc.slot_reader[k] || !scc.slot_count[k])
             return NOCMSG_ERR_NO_MEM;
     }
-    if (!scc.sent || !scc.taken)
+    scc.star = malloc((size_t)n * sizeof *scc.star);
+    if (!scc.sent || !scc.taken || !scc.star)
         return NOCMSG_ERR_NO_MEM;
     scc.ready = 1;
     return NOCMSG_SUCCESS;
@@ -114,59 +110,53 @@ static inline volatile uint64_t *slot_of(int w, int medium, int k)
 
 /* ---- waiting -------------------------------------------------------------------------------------------- */
 
-/* Between two polls: messages of the point-to-point layer move on (a rank blocked sending to this one must not
- * wait for the broadcast to end), then, if nothing moved, a pause of *pause cycles that doubles up to PAUSE_MAX. */
-static void pause_between(unsigned *pause)
-{
-    if (nocmsg_engine_progress()) {
-        *pause = PAUSE_FIRST;
-        return;
-    }
-    uint64_t ns = ((uint64_t)*pause * scc.ns_per_cycle_q32 + 0xffffffffu) >> 32;
-    int64_t block[2] = {0, (int64_t)ns};
-    nocmsg_semihost(NOCMSG_SYS_SLEEP, block);
-    *pause = *pause < PAUSE_MAX ? 2 * *pause : PAUSE_MAX;
-}
-
 /* Whether count a has reached b (modulo 2^16; they are never 2^15 apart). */
 static inline int reached(uint16_t a, uint16_t b)
 {
     return (int16_t)(uint16_t)(a - b) >= 0;
 }
 
-/* Waits until world rank s has published `count` chunks to me. */
-static void wait_ready(int s, uint16_t count)
+/* Waits until the flag at f (in my own MPB share) reaches count, re-reading it from the MPB each time, as RCCE's
+ * flag waits do. The loop is the same every time round, so the simulator lets the core sleep until the line is
+ * written, charged as if it had polled: waits are exact and cost the simulator nothing. Nothing else moves
+ * meanwhile: a program whose other messages to this rank must be taken before the broadcast can end (a blocking
+ * send that needs room at a rank waiting here) deadlocks, as MPI allows for sends that are not buffered. */
+static void wait_flag(const volatile uint16_t *f, uint16_t count)
 {
-    volatile uint16_t *f = ready_flag(scc.me, s);
-    unsigned pause = PAUSE_FIRST;
     for (;;) {
         nocmsg_mpb_invalidate();
         if (reached(*f, count))
             return;
-        pause_between(&pause);
     }
+}
+
+/* Waits until world rank s has published `count` chunks to me. */
+static void wait_ready(int s, uint16_t count)
+{
+    wait_flag(ready_flag(scc.me, s), count);
 }
 
 /* Waits until every reader of slot k has taken what it holds. */
 static void wait_slot(int k)
 {
-    unsigned pause = PAUSE_FIRST;
-    while (scc.slot_readers[k] > 0) {
-        nocmsg_mpb_invalidate();
-        int i = scc.slot_readers[k] - 1, r = scc.slot_reader[k][i];
-        if (reached(*taken_flag(scc.me, r), scc.slot_count[k][i]))
-            scc.slot_readers[k] = i;
-        else
-            pause_between(&pause);
-    }
+    for (int i = scc.slot_readers[k] - 1; i >= 0; i--)
+        wait_flag(taken_flag(scc.me, scc.slot_reader[k][i]), scc.slot_count[k][i]);
+    scc.slot_readers[k] = 0;
 }
 
 /* ---- copies --------------------------------------------------------------------------------------------- */
 
-/* Private memory from an MPB or off-chip slot: 8-byte loads, so each line is one transfer. */
+/* A word of private memory that may alias anything. */
+typedef uint64_t __attribute__((may_alias)) word_t;
+
+/* Private memory from an MPB or off-chip slot: 8-byte loads, so each line is one transfer. (memcpy of a word to an
+ * address of unknown alignment is eight byte stores on RISC-V: aligned buffers get word stores.) */
 static void copy_in(unsigned char *dst, const volatile uint64_t *src, size_t bytes)
 {
     size_t i = 0;
+    if (((uintptr_t)dst & 7) == 0)
+        for (word_t *d = (word_t *)dst; i + 8 <= bytes; i += 8)
+            d[i / 8] = src[i / 8];
     for (; i + 8 <= bytes; i += 8) {
         uint64_t w = src[i / 8];
         memcpy(dst + i, &w, 8);
@@ -181,6 +171,9 @@ static void copy_in(unsigned char *dst, const volatile uint64_t *src, size_t byt
 static void copy_out(volatile uint64_t *dst, const unsigned char *src, size_t bytes)
 {
     size_t i = 0;
+    if (((uintptr_t)src & 7) == 0)
+        for (const word_t *s = (const word_t *)src; i + 8 <= bytes; i += 8)
+            dst[i / 8] = s[i / 8];
     for (; i + 8 <= bytes; i += 8) {
         uint64_t w;
         memcpy(&w, src + i, 8);
@@ -327,17 +320,16 @@ int scc_bcast_star(void *buf, size_t bytes, int root, struct comm *c, int medium
                             .serial = serial};
     if (c->rank != root)
         return scc_bcast(buf, bytes, c, &role);
-    int *children = malloc((size_t)c->size * sizeof *children);
-    if (!children)
-        return NOCMSG_ERR_NO_MEM;
+    int err = setup();
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    int *children = scc.star; /* at most n - 1 of them */
     for (int r = 0; r < c->size; r++)
         if (r != root)
             children[role.nchild++] = r;
     role.parent = -1;
     role.children = children;
-    int err = scc_bcast(buf, bytes, c, &role);
-    free(children);
-    return err;
+    return scc_bcast(buf, bytes, c, &role);
 }
 
 int scc_bcast_tiled(void *buf, size_t bytes, int root, struct comm *c, int optimized)
