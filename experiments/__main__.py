@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation
+from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, scc_bcast
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -11,6 +11,7 @@ EXPERIMENTS = {
     "micro-pimp": micro_pimp,
     "bcast-algorithms": bcast_algorithms,
     "fpu": fpu,
+    "scc-bcast": scc_bcast,
 }
 
 

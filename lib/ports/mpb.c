@@ -3,8 +3,8 @@
  * -DNOCMSG_PORT_MPB; runtime/include/nocmsg_mpb.h, crates/chip/src/ni/mpb.rs). docs/libnocmsg.md describes the
  * protocol and what it costs.
  *
- * Every rank's MPB share is laid out the same way (n ranks, L-byte lines, S bytes per share once the last quarter,
- * NOCMSG_MPB_AREA_PART, is left to the SCC broadcast family, lib/src/coll/bcast/scc.c):
+ * Every rank's MPB share is laid out the same way (n ranks, L-byte lines, S bytes per share once its end,
+ * NOCMSG_MPB_AREA_BYTES (port.h), is left to the SCC broadcast family, lib/src/coll/bcast/scc.c):
  *
  *     heads  n counts, rounded up to whole lines: heads[s] = words rank s has written into my ring from s
  *     acks   n counts, rounded up to whole lines: acks[r] = words rank r has taken of my stream to r
@@ -519,10 +519,12 @@ int nocmsg_port_init(int *rank, int *size)
                         "chip has no MPBs: build it for this chip (bin/nocmsg-cc --chip CHIP, or NOCMSG_CHIP)\n");
         nocmsg_port_abort(1);
     }
-    /* The last quarter of every share (whole lines) belongs to the SCC broadcasts (nocmsg_port_mpb_area); the
-     * rings and counts take the rest. Byte counts if the rings then hold fewer than 256 words, else 16-bit ones. */
+    /* The end of every share (NOCMSG_MPB_AREA_BYTES, at most half, whole lines) belongs to the SCC broadcasts
+     * (nocmsg_port_mpb_area); the rings and counts take the rest. Byte counts if the rings then hold fewer than 256
+     * words, else 16-bit ones. */
     size_t line = nocmsg_mpb_line_bytes(), whole = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
-    size_t area = whole / NOCMSG_MPB_AREA_PART / line * line, share = whole - area;
+    size_t area = (NOCMSG_MPB_AREA_BYTES < whole / 2 ? NOCMSG_MPB_AREA_BYTES : whole / 2) / line * line;
+    size_t share = whole - area;
     for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
         ctrl = ((size_t)n * count_bytes + line - 1) / line * line;
         ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;

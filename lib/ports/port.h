@@ -94,9 +94,11 @@ void nocmsg_port_abort(int code) __attribute__((noreturn));
 #ifdef NOCMSG_PORT_MPB
 /* The part of every rank's MPB share the port does not use, left to the SCC broadcast family
  * (lib/src/coll/bcast/scc.c): `bytes` (whole lines) at `offset` from the start of each share. The port keeps the
- * rest; NOCMSG_MPB_AREA_PART sets the split (1/4 of the share by default). */
-#ifndef NOCMSG_MPB_AREA_PART
-#define NOCMSG_MPB_AREA_PART 4
+ * rest. The family gets NOCMSG_MPB_AREA_BYTES, at most half the share: 4 KiB, half of an SCC core's 8 KiB, so that
+ * its chunks (two slots) are about 2 KiB, a quarter of what RCCE programs used on the SCC; the port keeps 4 KiB
+ * there, 12 KiB of mpb-8x8's 16 KiB. */
+#ifndef NOCMSG_MPB_AREA_BYTES
+#define NOCMSG_MPB_AREA_BYTES 4096
 #endif
 void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
 #endif

@@ -77,6 +77,8 @@ struct coll_mesh {
     const int *x, *y;        /* per comm rank */
     int center;              /* the comm rank closest to the centre of the mesh the members occupy (ties: lowest) */
     struct coll_tree *trees; /* per source, made on first use (parent -2: not yet) */
+    void *family;            /* the SCC broadcast family's tiled trees (bcast/scc.c), made on first use, or NULL */
+    void (*family_free)(void *);
 };
 /* The geometry of c (computed on first use, kept until the communicator is freed). NULL when out of memory. */
 const struct coll_mesh *coll_mesh_of(struct comm *c);

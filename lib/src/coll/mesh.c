@@ -64,6 +64,8 @@ const struct coll_mesh *coll_mesh_of(struct comm *c)
     m->y = xy + c->size;
     m->center = mesh_center(m, c->size);
     m->trees = NULL;
+    m->family = NULL;
+    m->family_free = NULL;
     c->mesh = m;
     return m;
 }
@@ -73,6 +75,8 @@ void coll_mesh_release(struct comm *c)
     if (c->mesh) {
         free((void *)c->mesh->x);
         free(c->mesh->trees);
+        if (c->mesh->family_free)
+            c->mesh->family_free(c->mesh->family);
         free(c->mesh);
         c->mesh = NULL;
     }

@@ -332,69 +332,107 @@ int scc_bcast_star(void *buf, size_t bytes, int root, struct comm *c, int medium
     return scc_bcast(buf, bytes, c, &role);
 }
 
-int scc_bcast_tiled(void *buf, size_t bytes, int root, struct comm *c, int optimized)
+/* This rank's place in a tiled tree, kept per communicator, form and root (struct coll_mesh's family). */
+struct tiled_role {
+    int parent, nchild, children[];
+};
+struct tiled_cache {
+    int n;
+    struct tiled_role *role[]; /* [optimized * n + root] */
+};
+
+static void tiled_cache_free(void *p)
 {
-    const struct coll_mesh *m = coll_mesh_of(c);
-    int n = c->size, *leaders = malloc((size_t)n * sizeof *leaders), *children = malloc((size_t)(n + 4) * sizeof(int));
-    if (!m || !leaders || !children) {
-        free(leaders);
-        free(children);
-        return NOCMSG_ERR_NO_MEM;
-    }
+    struct tiled_cache *t = p;
+    if (!t)
+        return;
+    for (int i = 0; i < 2 * t->n; i++)
+        free(t->role[i]);
+    free(t);
+}
+
+/* Works out this rank's place in the tiled tree from root (see scc.h). NULL when out of memory. */
+static struct tiled_role *tiled_role_of(const struct coll_mesh *m, int root, struct comm *c, int optimized)
+{
+    int n = c->size, routers = m->width * m->height;
+    int *leaders = malloc((size_t)n * sizeof *leaders), *lead = malloc((size_t)routers * sizeof *lead);
+    struct tiled_role *role = malloc(sizeof *role + (size_t)(n + 4) * sizeof(int));
+    if (!leaders || !lead || !role)
+        goto fail;
     /* A rank's router is its (x, y); its leader: the root there, else the lowest rank there. */
-#define SAME_ROUTER(a, b) (m->x[a] == m->x[b] && m->y[a] == m->y[b])
-    int nleaders = 0, my_leader = -1, my_index = -1, root_index = -1;
+#define ROUTER(r) (m->y[r] * m->width + m->x[r])
+    for (int i = 0; i < routers; i++)
+        lead[i] = -1;
+    lead[ROUTER(root)] = root;
+    for (int r = 0; r < n; r++)
+        if (lead[ROUTER(r)] < 0)
+            lead[ROUTER(r)] = r;
+    int nleaders = 0, my_index = -1, root_index = 0;
     for (int r = 0; r < n; r++) {
-        int lead = SAME_ROUTER(r, root) ? root : -1;
-        for (int q = 0; q < n && lead < 0; q++)
-            if (SAME_ROUTER(q, r))
-                lead = q;
-        if (lead == r) {
-            if (r == root)
-                root_index = nleaders;
-            if (r == c->rank)
-                my_index = nleaders;
-            leaders[nleaders++] = r;
-        }
+        if (lead[ROUTER(r)] != r)
+            continue;
+        if (r == root)
+            root_index = nleaders;
         if (r == c->rank)
-            my_leader = lead;
+            my_index = nleaders;
+        leaders[nleaders++] = r;
     }
-    int first = root_index;
-    if (optimized)
-        first = scc_nearest_center(c, leaders, nleaders);
-    struct scc_role role = {.parent = -1, .parent_medium = SCC_MPB, .medium = SCC_MPB, .children = children};
-    int err = NOCMSG_SUCCESS;
+    role->nchild = 0;
+    role->parent = lead[ROUTER(c->rank)];
     if (my_index >= 0) {
-        int parent, kids[4], k = coll_mesh_subtree(c, leaders, nleaders, first, my_index, &parent, kids);
-        if (k < 0) {
-            err = NOCMSG_ERR_NO_MEM;
-            goto out;
-        }
-        role.parent = parent;
+        int first = optimized ? scc_nearest_center(c, leaders, nleaders) : root_index;
+        int kids[4], k = coll_mesh_subtree(c, leaders, nleaders, first, my_index, &role->parent, kids);
+        if (k < 0)
+            goto fail;
         /* The optimized form: the root gives the data to the centre leader first; the centre's tree then skips
          * the root, which serves its own children. */
         if (c->rank == leaders[first] && c->rank != root)
-            role.parent = root;
-        if (c->rank == root && leaders[first] != root) {
-            role.parent = -1;
-            children[role.nchild++] = leaders[first];
+            role->parent = root;
+        if (c->rank == root) {
+            role->parent = -1;
+            if (leaders[first] != root)
+                role->children[role->nchild++] = leaders[first];
         }
         for (int i = 0; i < k; i++)
             if (kids[i] != root)
-                children[role.nchild++] = kids[i];
+                role->children[role->nchild++] = kids[i];
         /* Then the other ranks of my router. */
         for (int q = 0; q < n; q++)
-            if (q != c->rank && SAME_ROUTER(q, c->rank))
-                children[role.nchild++] = q;
-    } else {
-        role.parent = my_leader;
+            if (q != c->rank && ROUTER(q) == ROUTER(c->rank))
+                role->children[role->nchild++] = q;
     }
-#undef SAME_ROUTER
-    err = scc_bcast(buf, bytes, c, &role);
-out:
+#undef ROUTER
     free(leaders);
-    free(children);
-    return err;
+    free(lead);
+    return role;
+fail:
+    free(leaders);
+    free(lead);
+    free(role);
+    return NULL;
+}
+
+int scc_bcast_tiled(void *buf, size_t bytes, int root, struct comm *c, int optimized)
+{
+    struct coll_mesh *m = (struct coll_mesh *)coll_mesh_of(c);
+    if (!m)
+        return NOCMSG_ERR_NO_MEM;
+    if (!m->family) {
+        struct tiled_cache *t = calloc(1, sizeof *t + 2 * (size_t)c->size * sizeof t->role[0]);
+        if (!t)
+            return NOCMSG_ERR_NO_MEM;
+        t->n = c->size;
+        m->family = t;
+        m->family_free = tiled_cache_free;
+    }
+    struct tiled_cache *t = m->family;
+    struct tiled_role **slot = &t->role[(optimized ? c->size : 0) + root];
+    if (!*slot && !(*slot = tiled_role_of(m, root, c, optimized)))
+        return NOCMSG_ERR_NO_MEM;
+    const struct tiled_role *r = *slot;
+    struct scc_role role = {.parent = r->parent, .parent_medium = SCC_MPB, .nchild = r->nchild,
+                            .children = r->children, .medium = SCC_MPB};
+    return scc_bcast(buf, bytes, c, &role);
 }
 
 #endif /* NOCMSG_PORT_MPB */
