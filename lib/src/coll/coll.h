@@ -142,6 +142,9 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
 
 /* The algorithms (each defined in its own file). */
 barrier_fn barrier_linear, barrier_dissemination, barrier_recursive_doubling, barrier_binomial, barrier_tree_center;
+#ifdef NOCMSG_PORT_MPB
+barrier_fn barrier_mpb; /* through the MPBs (barrier/mpb.c) */
+#endif
 bcast_fn bcast_linear, bcast_binomial, bcast_mesh, bcast_mesh_center, bcast_scatter_allgather, bcast_chain;
 #ifdef NOCMSG_PORT_MPB
 /* The SCC broadcast family (bcast/scc.h), on MPB chips only. */
@@ -149,6 +152,9 @@ bcast_fn bcast_rcce, bcast_parallel, bcast_optimized_parallel, bcast_tiled, bcas
     bcast_offchip, bcast_modmpb, bcast_hybrid;
 #endif
 reduce_fn reduce_linear, reduce_binomial, reduce_mesh;
+#ifdef NOCMSG_PORT_MPB
+reduce_fn reduce_mpb; /* through the MPBs (reduce/mpb.c) */
+#endif
 allreduce_fn allreduce_reduce_bcast, allreduce_recursive_doubling, allreduce_ring, allreduce_rabenseifner;
 gather_fn gather_linear, gather_binomial;
 scatter_fn scatter_linear, scatter_binomial;

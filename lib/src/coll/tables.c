@@ -12,7 +12,14 @@
     static const struct coll_algorithm name[] = {__VA_ARGS__};
 
 /* Each table's indices by name, so that the selector names algorithms without comparing strings. */
-enum { BARRIER_LINEAR, BARRIER_DISSEMINATION, BARRIER_RECURSIVE_DOUBLING, BARRIER_BINOMIAL, BARRIER_TREE_CENTER };
+enum {
+    BARRIER_LINEAR,
+    BARRIER_DISSEMINATION,
+    BARRIER_RECURSIVE_DOUBLING,
+    BARRIER_BINOMIAL,
+    BARRIER_TREE_CENTER,
+    BARRIER_MPB, /* MPB chips only */
+};
 enum {
     BCAST_LINEAR,
     BCAST_BINOMIAL,
@@ -30,7 +37,7 @@ enum {
     BCAST_MODMPB,
     BCAST_HYBRID,
 };
-enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_MESH };
+enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_MESH, REDUCE_MPB /* MPB chips only */ };
 enum { ALLREDUCE_REDUCE_BCAST, ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RING, ALLREDUCE_RABENSEIFNER };
 enum { GATHER_LINEAR, GATHER_BINOMIAL };
 enum { SCATTER_LINEAR, SCATTER_BINOMIAL };
@@ -39,11 +46,7 @@ enum { ALLTOALL_LINEAR, ALLTOALL_PAIRWISE, ALLTOALL_MESH_SCHEDULE };
 enum { REDUCE_SCATTER_LINEAR, REDUCE_SCATTER_RING };
 enum { SCAN_LINEAR, SCAN_RECURSIVE_DOUBLING };
 
-TABLE(barrier_algos, [BARRIER_LINEAR] = {"linear", (void *)barrier_linear, 0},
-      [BARRIER_DISSEMINATION] = {"dissemination", (void *)barrier_dissemination, 0},
-      [BARRIER_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)barrier_recursive_doubling, 0},
-      [BARRIER_BINOMIAL] = {"binomial", (void *)barrier_binomial, 0},
-      [BARRIER_TREE_CENTER] = {"tree_center", (void *)barrier_tree_center, 0})
+/* The algorithms that need MPBs (chips with ni.kind = "mpb"; the MPB port's builds). */
 #ifdef NOCMSG_PORT_MPB
 #define SCC_FAMILY                                                                                              \
     [BCAST_RCCE] = {"rcce", (void *)bcast_rcce, 0}, [BCAST_PARALLEL] = {"parallel", (void *)bcast_parallel, 0},     \
@@ -52,9 +55,18 @@ TABLE(barrier_algos, [BARRIER_LINEAR] = {"linear", (void *)barrier_linear, 0},
     [BCAST_OPTIMIZED_TILED] = {"optimized_tiled", (void *)bcast_optimized_tiled, 0},                              \
     [BCAST_MPB] = {"mpb", (void *)bcast_mpb, 0}, [BCAST_OFFCHIP] = {"offchip", (void *)bcast_offchip, 0},          \
     [BCAST_MODMPB] = {"modmpb", (void *)bcast_modmpb, 0}, [BCAST_HYBRID] = {"hybrid", (void *)bcast_hybrid, 0}
+#define MPB_REDUCE [REDUCE_MPB] = {"mpb", (void *)reduce_mpb, 0}
+#define MPB_BARRIER [BARRIER_MPB] = {"mpb", (void *)barrier_mpb, 0}
 #else
+#define MPB_BARRIER
 #define SCC_FAMILY /* the SCC broadcast family needs MPBs */
+#define MPB_REDUCE
 #endif
+TABLE(barrier_algos, [BARRIER_LINEAR] = {"linear", (void *)barrier_linear, 0},
+      [BARRIER_DISSEMINATION] = {"dissemination", (void *)barrier_dissemination, 0},
+      [BARRIER_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)barrier_recursive_doubling, 0},
+      [BARRIER_BINOMIAL] = {"binomial", (void *)barrier_binomial, 0},
+      [BARRIER_TREE_CENTER] = {"tree_center", (void *)barrier_tree_center, 0}, MPB_BARRIER)
 TABLE(bcast_algos, [BCAST_LINEAR] = {"linear", (void *)bcast_linear, 0},
       [BCAST_BINOMIAL] = {"binomial", (void *)bcast_binomial, 0}, [BCAST_MESH] = {"mesh", (void *)bcast_mesh, 0},
       [BCAST_MESH_CENTER] = {"mesh_center", (void *)bcast_mesh_center, 0},
@@ -62,7 +74,7 @@ TABLE(bcast_algos, [BCAST_LINEAR] = {"linear", (void *)bcast_linear, 0},
       [BCAST_CHAIN] = {"chain", (void *)bcast_chain, 0}, SCC_FAMILY)
 TABLE(reduce_algos, [REDUCE_LINEAR] = {"linear", (void *)reduce_linear, 0},
       [REDUCE_BINOMIAL] = {"binomial", (void *)reduce_binomial, 0},
-      [REDUCE_MESH] = {"mesh", (void *)reduce_mesh, NEEDS_COMMUTATIVE})
+      [REDUCE_MESH] = {"mesh", (void *)reduce_mesh, NEEDS_COMMUTATIVE}, MPB_REDUCE)
 TABLE(allreduce_algos, [ALLREDUCE_REDUCE_BCAST] = {"reduce_bcast", (void *)allreduce_reduce_bcast, 0},
       [ALLREDUCE_RECURSIVE_DOUBLING] = {"recursive_doubling", (void *)allreduce_recursive_doubling, 0},
       [ALLREDUCE_RING] = {"ring", (void *)allreduce_ring, NEEDS_COMMUTATIVE},

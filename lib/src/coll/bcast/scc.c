@@ -287,6 +287,81 @@ int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *ro
     return NOCMSG_SUCCESS;
 }
 
+/* ---- primitives for the other MPB collectives (scc.h) --------------------------------------------------- */
+
+int scc_setup(void)
+{
+    return setup();
+}
+
+size_t scc_slot_bytes(void)
+{
+    return scc.mpb_slot;
+}
+
+volatile uint64_t *scc_slot(int w, int k)
+{
+    return slot_of(w, SCC_MPB, k);
+}
+
+void scc_wait_slot(int k)
+{
+    wait_slot(k);
+}
+
+void scc_publish(int w, int k)
+{
+    publish_to(w, k);
+}
+
+void scc_wait_next(int w)
+{
+    wait_ready(w, (uint16_t)(scc.taken[w] + 1));
+    nocmsg_mpb_invalidate();
+}
+
+void scc_done_with(int w)
+{
+    *taken_flag(w, scc.me) = ++scc.taken[w];
+    nocmsg_mpb_flush();
+}
+
+void scc_signal(int w)
+{
+    *ready_flag(w, scc.me) = ++scc.sent[w];
+}
+
+void scc_wait_signal(int w)
+{
+    wait_ready(w, (uint16_t)(scc.taken[w] + 1));
+    scc.taken[w]++;
+}
+
+int scc_barrier(struct comm *c)
+{
+    int err = setup();
+    if (err != NOCMSG_SUCCESS)
+        return err;
+    int n = c->size, me = c->rank;
+    for (int d = 1; d < n; d <<= 1) {
+        scc_signal(c->world_of[(me + d) % n]);
+        nocmsg_mpb_flush();
+        scc_wait_signal(c->world_of[(me - d + n) % n]);
+    }
+    nocmsg_mpb_invalidate();
+    return NOCMSG_SUCCESS;
+}
+
+void scc_copy_in(void *dst, const volatile uint64_t *src, size_t bytes)
+{
+    copy_in(dst, src, bytes);
+}
+
+void scc_copy_out(volatile uint64_t *dst, const void *src, size_t bytes)
+{
+    copy_out(dst, src, bytes);
+}
+
 /* ---- shapes --------------------------------------------------------------------------------------------- */
 
 int scc_nearest_center(struct comm *c, const int *members, int count)
