@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, scc_bcast
+from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, pimp_vs_mpb, scc_bcast
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -12,6 +12,7 @@ EXPERIMENTS = {
     "bcast-algorithms": bcast_algorithms,
     "fpu": fpu,
     "scc-bcast": scc_bcast,
+    "pimp-vs-mpb": pimp_vs_mpb,
 }
 
 

@@ -190,7 +190,7 @@ def run_jobs(jobs, workers=None, progress=None):
 
 def run_pingpong(chip, max_bytes, iterations):
     """bench/micro/pingpong on every core of ``chip``; returns (rows, shown command)."""
-    program = build(PINGPONG_SOURCE)
+    program = build(PINGPONG_SOURCE, chip=chip)
     args = [str(max_bytes), str(iterations)]
     cmd = [str(nocmsg_binary()), "run", "--chip", str(chip), "--no-prefix", str(program), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
@@ -198,7 +198,7 @@ def run_pingpong(chip, max_bytes, iterations):
         raise RuntimeError(f"{shlex.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     chip = os.path.relpath(chip, REPO)
-    shown = shlex.join(["target/release/nocmsg", "run", "--chip", chip, "target/bench/pingpong.elf", *args])
+    shown = shlex.join(["target/release/nocmsg", "run", "--chip", chip, os.path.relpath(program, REPO), *args])
     return rows, shown
 
 

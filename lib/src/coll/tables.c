@@ -136,6 +136,27 @@ static int algo_index(int op, const char *name)
 static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c, int commutative)
 {
     size_t n = (size_t)c->size;
+#ifdef NOCMSG_PORT_MPB
+    /* MPB chips: point-to-point through the MPB port costs thousands of cycles a message, and the algorithms that
+     * work on the MPBs directly win (scc-48 and mpb-8x8; python -m experiments scc-bcast and pimp-vs-mpb,
+     * docs/collectives.md): the MPB barrier always; for bcast the optimized tiled tree while messages are short,
+     * then the hybrid (MPB, then off-chip); reduce through the MPBs from 512 B, and allreduce as that reduce and
+     * that bcast. */
+    switch (op) {
+    case OP_BARRIER:
+        return BARRIER_MPB;
+    case OP_BCAST:
+        return n <= 4 ? BCAST_MPB : bytes < 512 ? BCAST_OPTIMIZED_TILED : BCAST_HYBRID;
+    case OP_REDUCE:
+        return bytes >= 512 ? REDUCE_MPB : REDUCE_BINOMIAL;
+    case OP_ALLREDUCE:
+        if (bytes >= 512)
+            return ALLREDUCE_REDUCE_BCAST;
+        break;
+    default:
+        break;
+    }
+#endif
     switch (op) {
     case OP_BARRIER:
         /* The butterfly's partners are 1, 2, 4... hops away along rows, then columns; without a power of two it
