@@ -164,3 +164,46 @@ fn the_family_is_only_on_mpb_chips() {
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(said.contains("no bcast algorithm \"modmpb\" here; there are: linear binomial mesh"), "{said}");
 }
+
+/// Golden cycle counts of the MPB collectives on 12 cores of scc-48 (`bench/micro/coll.c`): every algorithm of the
+/// SCC family at 1 B, 1 KiB and 8 KiB + 1, the MPB reduce and the MPB barrier. They change only on purpose (a change
+/// of the model or of the algorithms' protocol); update with NOCMSG_UPDATE_GOLDEN=1 and say why in the commit.
+#[test]
+fn mpb_collective_cycles_match_the_golden_file() {
+    let dir = scratch("scc-bcast-golden");
+    let elf = dir.join("coll-scc-48.elf");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", &chip("scc-48"), "-O2"])
+            .arg(root().join("bench/micro/coll.c"))
+            .arg("-o")
+            .arg(&elf),
+        "nocmsg-cc --chip scc-48 bench/micro/coll.c",
+    );
+    let mut actual = String::new();
+    let runs: [&[&str]; 3] = [
+        &["--op", "bcast", "--alg", FAMILY, "--sizes", "1,1024,8193", "--roots", "0,11"],
+        &["--op", "reduce", "--alg", "mpb,binomial", "--sizes", "8,4096"],
+        &["--op", "barrier", "--alg", "mpb,dissemination"],
+    ];
+    for args in runs {
+        let out = Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+            .args(["run", "--chip", &chip("scc-48"), "-n", "12", "--no-prefix"])
+            .arg(&elf)
+            .args(args)
+            .args(["--iters", "1", "--warmup", "1"])
+            .output()
+            .expect("nocmsg runs");
+        assert!(out.status.success(), "{}", show(&out));
+        let csv = text(&out.stdout);
+        assert!(csv.lines().skip(1).all(|l| l.ends_with(",ok")), "{csv}");
+        actual.push_str(&csv);
+    }
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/mpb_collectives_scc-48.csv");
+    if std::env::var_os("NOCMSG_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+    assert!(expected == actual, "the MPB collectives' cycles differ from the golden file\n--- expected ---\n{expected}--- actual ---\n{actual}");
+}
