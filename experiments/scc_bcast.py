@@ -267,9 +267,9 @@ DISCUSSION = """Why our ranking differs from the study's (the study measured the
 docs/mpb.md and docs/collectives.md):
 
 - **Chunks.** The family has 4 KiB of each core's 8 KiB MPB share; libnocmsg's MPB port keeps the rest for
-  point-to-point. So a chunk is 1,952 bytes (rcce's 3,904), against about 8 KB for RCCE programs on the SCC. Every
-  chunk costs its root a flag write per reader, so `mpb` (47 flags per chunk) pays four times as many flag rounds as
-  on the SCC. `offchip` has 16 KiB chunks in shared memory and pays fewest.
+  point-to-point. So a chunk is 1,856 bytes (rcce's 3,712), against about 8 KB for RCCE programs on the SCC. Every
+  chunk costs its root a flag write per reader, so `mpb` (47 flags per chunk) pays about four times as many flag
+  rounds as on the SCC. `offchip` has 16 KiB chunks in shared memory and pays fewest.
 - **Private memory.** scc-48 charges private memory at core speed (`core.timing.memory_cycles`), not through the
   SCC's L2 and its four DDR3 controllers. On the SCC every receiver's copy of 1 MB goes through the mesh to a memory
   controller, and those writes compete with the off-chip algorithm's reads. ModMPB stages chunks through the

@@ -522,13 +522,18 @@ int nocmsg_port_init(int *rank, int *size)
     /* The end of every share (NOCMSG_MPB_AREA_BYTES, at most half, whole lines) belongs to the SCC broadcasts
      * (nocmsg_port_mpb_area); the rings and counts take the rest. Byte counts if the rings then hold fewer than 256
      * words, else 16-bit ones. */
-    size_t line = nocmsg_mpb_line_bytes(), whole = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes;
-    size_t area = (NOCMSG_MPB_AREA_BYTES < whole / 2 ? NOCMSG_MPB_AREA_BYTES : whole / 2) / line * line;
-    size_t share = whole - area;
-    for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
-        ctrl = ((size_t)n * count_bytes + line - 1) / line * line;
-        ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;
-        if (ring / 8 < ((size_t)1 << (8 * count_bytes)))
+    size_t line = nocmsg_mpb_line_bytes(), whole = nocmsg_mpb_bytes(), ctrl = 0, ring = 0, count_bytes = 1;
+    size_t area = (NOCMSG_MPB_AREA_BYTES < whole / 2 ? NOCMSG_MPB_AREA_BYTES : whole / 2) / line * line, share = 0;
+    /* Without room for a line per sender, the collectives' area goes back to the port (they then fall back). */
+    for (int attempt = 0; attempt < 2; attempt++, area = 0) {
+        share = whole - area;
+        for (count_bytes = 1; count_bytes <= 2; count_bytes++) {
+            ctrl = ((size_t)n * count_bytes + line - 1) / line * line;
+            ring = share > 2 * ctrl ? (share - 2 * ctrl) / (size_t)n / line * line : 0;
+            if (ring / 8 < ((size_t)1 << (8 * count_bytes)))
+                break;
+        }
+        if (ring >= line && count_bytes <= 2)
             break;
     }
     if (ring < line || count_bytes > 2)

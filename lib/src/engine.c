@@ -318,6 +318,8 @@ static void send_cts(struct nocmsg_request_s *r, int src, uint64_t sender_req)
     uint64_t h[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), sender_req, (uint64_t)(uintptr_t)r};
     if (tx_send(src, h, 3, NULL, 0, NULL) != NOCMSG_SUCCESS)
         nocmsg_engine_complete(r, NOCMSG_ERR_NO_MEM);
+    else
+        eng.awaiting_data++;
 }
 
 struct unexpected *nocmsg_engine_probe(int ctx, int src, int tag)
@@ -517,6 +519,7 @@ static void rx_header(int src, struct rx *x)
         return;
     case PK_DATA: {
         struct nocmsg_request_s *r = (struct nocmsg_request_s *)(uintptr_t)x->extra[0];
+        eng.awaiting_data--;
         x->req = r;
         x->msg_bytes = r->msg_bytes;
         x->dst = r->buf;
@@ -653,6 +656,7 @@ int nocmsg_engine_progress(void)
 }
 
 void (*nocmsg_engine_idle)(void);
+int (*nocmsg_engine_idle_busy)(void);
 
 void nocmsg_engine_block(void)
 {
@@ -870,7 +874,11 @@ __attribute__((noinline, cold)) static int rdv_recv_slow(int stop)
     if (stop == RDV_CTS) {
         uint64_t cts[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), eng.lean_extra[1], (uint64_t)(uintptr_t)r};
         tx_queue_rest(src, cts, 3, (int)eng.lean_pushed, NULL, 0, 0, NULL);
+        eng.awaiting_data++; /* the engine takes the DATA packet (case PK_DATA) */
+    } else if (stop == RDV_OTHER) {
+        eng.awaiting_data++; /* the engine takes the DATA packet (case PK_DATA) */
     } else if (stop == RDV_HEADER) {
+        eng.awaiting_data++; /* rx_resume's PK_DATA counts it off */
         rx_resume(src, eng.lean_hdr, &eng.lean_rreq, (int)eng.lean_got);
     } else if (stop == RDV_PAYLOAD) {
         struct rx *x = rx_of(src);

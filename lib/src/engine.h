@@ -59,6 +59,7 @@ struct engine {
     unsigned *blocked_pass; /* per destination: the tx pass in which pushing to it stalled */
     unsigned pass;
     int midpacket; /* sources whose stream is not at a header */
+    int awaiting_data; /* engine receives whose CTS has gone and whose DATA header has not come */
     int up;        /* between nocmsg_init and nocmsg_finalize: the fast paths may run */
     int hold;      /* nocmsg_engine_hold: while non-zero, every receive goes the engine's way */
     /* The engine also keeps nocmsg__fast.recv_idle (nothing to send, nothing partly taken, not held) and

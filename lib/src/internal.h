@@ -123,6 +123,9 @@ void nocmsg_engine_block(void);
 /* Called by nocmsg_engine_block before it progresses, when set: the MPI layer's non-blocking collectives advance
  * there, so they progress while their rank waits in any other call. */
 extern void (*nocmsg_engine_idle)(void);
+/* Set with nocmsg_engine_idle: whether it has anything to advance (the MPB collectives' waits then keep the engine
+ * moving). */
+extern int (*nocmsg_engine_idle_busy)(void);
 /* Takes a posted receive that has not matched a message back out of the engine: 1 if it did (the request is then
  * the caller's again), 0 if it has matched and will complete. */
 int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r);

@@ -207,3 +207,42 @@ fn mpb_collective_cycles_match_the_golden_file() {
     let expected = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
     assert!(expected == actual, "the MPB collectives' cycles differ from the golden file\n--- expected ---\n{expected}--- actual ---\n{actual}");
 }
+
+/// `tests/coll/scc_bcast/regress.c` built for mpb-2x2 (once per test run).
+fn regress_program() -> PathBuf {
+    static ELF: OnceLock<PathBuf> = OnceLock::new();
+    ELF.get_or_init(|| {
+        let elf = scratch("scc-bcast-regress").join("regress.elf");
+        run_checked(
+            Command::new(root().join("bin/nocmsg-cc"))
+                .args(["--chip", &chip("mpb-2x2"), "-O2", "-Wall", "-Werror"])
+                .arg(root().join("tests/coll/scc_bcast/regress.c"))
+                .arg("-o")
+                .arg(&elf),
+            "building tests/coll/scc_bcast/regress.c",
+        );
+        elf
+    })
+    .clone()
+}
+
+/// Regressions (each failed before its fix): 16-bit counts wrapping past an old slot entry (a hang), barrier signals
+/// sharing the chunks' counts (a slot overwritten before its readers took it: wrong data, on 2 ranks), and MPB waits
+/// that never moved the point-to-point engine (a legal program with a posted receive deadlocked).
+#[test]
+fn mpb_collectives_regressions() {
+    for (ranks, scenarios) in [("2", &["wrap", "signals", "progress"][..]), ("4", &["wrap", "progress"][..])] {
+        let out = Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+            .args(["run", "--chip", &chip("mpb-2x2"), "-n", ranks, "--no-prefix", "--max-cycles", "2000000000"])
+            .arg(regress_program())
+            .args(scenarios)
+            .output()
+            .expect("nocmsg runs");
+        assert!(out.status.success(), "{ranks} ranks: {}", show(&out));
+        let stdout = text(&out.stdout);
+        for s in scenarios {
+            let ok = stdout.lines().filter(|l| *l == format!("{s} ok")).count();
+            assert_eq!(ok.to_string(), ranks, "{s} on {ranks} ranks:\n{stdout}");
+        }
+    }
+}

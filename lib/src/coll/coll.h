@@ -103,6 +103,7 @@ typedef int scan_fn(const void *sendbuf, void *recvbuf, size_t count, const stru
 /* Algorithm requirements, checked before an algorithm is used (the fallback is the operation's reference). */
 enum coll_needs {
     NEEDS_COMMUTATIVE = 1, /* reorders operands */
+    NEEDS_MPB_AREA = 2,    /* works on the MPBs directly (bcast/scc.h): the area must hold the rank count's counts */
 };
 
 struct coll_algorithm {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "bcast/scc.h"
 
 #define TABLE(name, ...)                                                                                        \
     static const struct coll_algorithm name[] = {__VA_ARGS__};
@@ -49,14 +50,17 @@ enum { SCAN_LINEAR, SCAN_RECURSIVE_DOUBLING };
 /* The algorithms that need MPBs (chips with ni.kind = "mpb"; the MPB port's builds). */
 #ifdef NOCMSG_PORT_MPB
 #define SCC_FAMILY                                                                                              \
-    [BCAST_RCCE] = {"rcce", (void *)bcast_rcce, 0}, [BCAST_PARALLEL] = {"parallel", (void *)bcast_parallel, 0},     \
-    [BCAST_OPTIMIZED_PARALLEL] = {"optimized_parallel", (void *)bcast_optimized_parallel, 0},                     \
-    [BCAST_TILED] = {"tiled", (void *)bcast_tiled, 0},                                                            \
-    [BCAST_OPTIMIZED_TILED] = {"optimized_tiled", (void *)bcast_optimized_tiled, 0},                              \
-    [BCAST_MPB] = {"mpb", (void *)bcast_mpb, 0}, [BCAST_OFFCHIP] = {"offchip", (void *)bcast_offchip, 0},          \
-    [BCAST_MODMPB] = {"modmpb", (void *)bcast_modmpb, 0}, [BCAST_HYBRID] = {"hybrid", (void *)bcast_hybrid, 0}
-#define MPB_REDUCE [REDUCE_MPB] = {"mpb", (void *)reduce_mpb, 0}
-#define MPB_BARRIER [BARRIER_MPB] = {"mpb", (void *)barrier_mpb, 0}
+    [BCAST_RCCE] = {"rcce", (void *)bcast_rcce, NEEDS_MPB_AREA},                                                  \
+    [BCAST_PARALLEL] = {"parallel", (void *)bcast_parallel, NEEDS_MPB_AREA},                                      \
+    [BCAST_OPTIMIZED_PARALLEL] = {"optimized_parallel", (void *)bcast_optimized_parallel, NEEDS_MPB_AREA},        \
+    [BCAST_TILED] = {"tiled", (void *)bcast_tiled, NEEDS_MPB_AREA},                                               \
+    [BCAST_OPTIMIZED_TILED] = {"optimized_tiled", (void *)bcast_optimized_tiled, NEEDS_MPB_AREA},                 \
+    [BCAST_MPB] = {"mpb", (void *)bcast_mpb, NEEDS_MPB_AREA},                                                     \
+    [BCAST_OFFCHIP] = {"offchip", (void *)bcast_offchip, NEEDS_MPB_AREA},                                         \
+    [BCAST_MODMPB] = {"modmpb", (void *)bcast_modmpb, NEEDS_MPB_AREA},                                            \
+    [BCAST_HYBRID] = {"hybrid", (void *)bcast_hybrid, NEEDS_MPB_AREA}
+#define MPB_REDUCE [REDUCE_MPB] = {"mpb", (void *)reduce_mpb, NEEDS_MPB_AREA}
+#define MPB_BARRIER [BARRIER_MPB] = {"mpb", (void *)barrier_mpb, NEEDS_MPB_AREA}
 #else
 #define MPB_BARRIER
 #define SCC_FAMILY /* the SCC broadcast family needs MPBs */
@@ -206,6 +210,10 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
     const struct coll_algorithm *a = &coll_operations[op].algorithms[i];
     if ((a->needs & NEEDS_COMMUTATIVE) && !commutative)
         a = &coll_operations[op].algorithms[0];
+#ifdef NOCMSG_PORT_MPB
+    if ((a->needs & NEEDS_MPB_AREA) && !scc_available())
+        a = &coll_operations[op].algorithms[0];
+#endif
     return a;
 }
 

@@ -254,6 +254,7 @@ int MPI_Init(int *argc, char ***argv)
     strcpy(mpi_comm_state(MPI_COMM_WORLD)->name, "MPI_COMM_WORLD");
     strcpy(mpi_comm_state(MPI_COMM_SELF)->name, "MPI_COMM_SELF");
     nocmsg_engine_idle = mpi_progress_nbc;
+    nocmsg_engine_idle_busy = mpi_nbc_pending;
     if (thread_level < 0)
         thread_level = MPI_THREAD_SINGLE;
     return MPI_SUCCESS;
@@ -311,6 +312,7 @@ int MPI_Finalize(void)
         if (c != MPI_COMM_SELF && nocmsg_comm_get(c))
             mpi_comm_freeing(c);
     nocmsg_engine_idle = NULL;
+    nocmsg_engine_idle_busy = NULL;
     int ferr = nocmsg_finalize();
     return err != MPI_SUCCESS ? err : ferr;
 }

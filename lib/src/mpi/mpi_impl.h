@@ -197,6 +197,8 @@ struct nocmsg_mpi_request {
 int mpi_request_nbc(MPI_Comm comm, struct mpi_nbc *nbc, MPI_Request *request);
 /* Advances every active non-blocking collective (called while ranks wait, so collectives progress in any MPI call). */
 void mpi_progress_nbc(void);
+/* Whether any request is tracked (mpi_progress_nbc has something to advance). */
+int mpi_nbc_pending(void);
 
 /* ---- coll.c ---- */
 

@@ -720,6 +720,11 @@ static void request_destroy(struct nocmsg_mpi_request *r)
 
 static int in_progress;
 
+int mpi_nbc_pending(void)
+{
+    return tracked != NULL;
+}
+
 void mpi_progress_nbc(void)
 {
     if (in_progress || !tracked)

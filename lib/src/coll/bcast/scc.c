@@ -12,20 +12,22 @@
 #include <nocmsg_mpb.h>
 
 #include "../../../ports/port.h"
+#include "../../engine.h"
 
 /* Off-chip slots: at most this many bytes each, and all of them together at most a quarter of shared memory. */
 enum { DRAM_SLOT_MAX = 16384 };
 
 static struct {
-    int ready;                /* set up */
+    int ready;                /* set up: 1; no room for the family: -1 */
     int me, n;
     size_t line;
     uintptr_t mpb_base, share, area; /* MPB of rank 0, bytes per share, offset of the family's area in a share */
-    size_t flag_bytes;        /* each of the two flag arrays, whole lines */
+    size_t flag_bytes;        /* each of the three count arrays, whole lines */
     size_t mpb_slot;          /* bytes of an MPB slot */
     uintptr_t dram_base;      /* rank 0's off-chip slots (0: none) */
     size_t dram_slot;
-    uint16_t *sent, *taken;   /* per world rank: chunks I published to it, chunks I took from it */
+    /* Per world rank, modulo 2^16: chunks I published to it and took from it, signals I sent it and took from it. */
+    uint16_t *sent, *taken, *sig_sent, *sig_taken;
     /* Per slot: the readers of what it holds, and the count each must have taken before it is written again. */
     int *slot_reader[2];
     uint16_t *slot_count[2];
@@ -33,18 +35,33 @@ static struct {
     int *star;                /* n ranks: the children of a star's root */
 } scc;
 
+/* Out of memory in the middle of a collective the other ranks are already in: they would wait for this rank
+ * forever, so it ends the run with a message instead. */
+static void *need(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "nocmsg: rank %d: out of memory in an MPB collective\n", nocmsg_lib.rank);
+        nocmsg_port_abort(1);
+    }
+    return p;
+}
+
 static int setup(void)
 {
     if (scc.ready)
-        return NOCMSG_SUCCESS;
+        return scc.ready > 0 ? NOCMSG_SUCCESS : NOCMSG_ERR_INTERN;
     int n = nocmsg_lib.size;
     size_t offset, bytes;
     nocmsg_port_mpb_area(&offset, &bytes);
     scc.line = nocmsg_mpb_line_bytes();
     scc.flag_bytes = ((size_t)n * 2 + scc.line - 1) / scc.line * scc.line;
-    if (bytes < 2 * scc.flag_bytes + 2 * scc.line) {
-        fprintf(stderr, "nocmsg: rank %d: the MPB area left to the SCC broadcasts (%zu bytes a rank) has no room for "
-                        "%d ranks' flags and two slots\n", nocmsg_lib.rank, bytes, n);
+    if (bytes < 3 * scc.flag_bytes + 2 * scc.line) {
+        /* The same on every rank: the algorithms that need the area fall back (coll_pick). */
+        if (nocmsg_lib.rank == 0)
+            fprintf(stderr, "nocmsg: the MPB area left to collectives (%zu bytes a rank) has no room for %d ranks' "
+                            "counts and two slots: the MPB collectives are off, their operations' references run "
+                            "instead\n", bytes, n);
+        scc.ready = -1;
         return NOCMSG_ERR_INTERN;
     }
     scc.me = nocmsg_lib.rank;
@@ -52,23 +69,26 @@ static int setup(void)
     scc.mpb_base = (uintptr_t)nocmsg_mpb(0);
     scc.share = nocmsg_mpb_bytes();
     scc.area = offset;
-    scc.mpb_slot = (bytes - 2 * scc.flag_bytes) / 2 / scc.line * scc.line;
+    scc.mpb_slot = (bytes - 3 * scc.flag_bytes) / 2 / scc.line * scc.line;
     size_t shared = nocmsg_shared_bytes(), dram = shared / 4 / (2 * (size_t)n) / scc.line * scc.line;
     scc.dram_slot = dram < DRAM_SLOT_MAX ? dram : DRAM_SLOT_MAX;
     scc.dram_base = scc.dram_slot ? (uintptr_t)nocmsg_shared() + shared - 2 * scc.dram_slot * (size_t)n : 0;
-    scc.sent = calloc((size_t)n, sizeof *scc.sent);
-    scc.taken = calloc((size_t)n, sizeof *scc.taken);
+    scc.sent = need(calloc((size_t)n, sizeof *scc.sent));
+    scc.taken = need(calloc((size_t)n, sizeof *scc.taken));
+    scc.sig_sent = need(calloc((size_t)n, sizeof *scc.sig_sent));
+    scc.sig_taken = need(calloc((size_t)n, sizeof *scc.sig_taken));
     for (int k = 0; k < 2; k++) {
-        scc.slot_reader[k] = malloc((size_t)n * sizeof *scc.slot_reader[k]);
-        scc.slot_count[k] = malloc((size_t)n * sizeof *scc.slot_count[k]);
-        if (!scc.slot_reader[k] || !scc.slot_count[k])
-            return NOCMSG_ERR_NO_MEM;
+        scc.slot_reader[k] = need(malloc((size_t)n * sizeof *scc.slot_reader[k]));
+        scc.slot_count[k] = need(malloc((size_t)n * sizeof *scc.slot_count[k]));
     }
-    scc.star = malloc((size_t)n * sizeof *scc.star);
-    if (!scc.sent || !scc.taken || !scc.star)
-        return NOCMSG_ERR_NO_MEM;
+    scc.star = need(malloc((size_t)n * sizeof *scc.star));
     scc.ready = 1;
     return NOCMSG_SUCCESS;
+}
+
+int scc_available(void)
+{
+    return setup() == NOCMSG_SUCCESS;
 }
 
 int scc_has_dram(void)
@@ -95,6 +115,12 @@ static inline volatile uint16_t *taken_flag(int w, int r)
     return (volatile uint16_t *)(area_of(w) + scc.flag_bytes) + r;
 }
 
+/* In w's area: the count of signals s has sent w (barriers: no slot behind them). */
+static inline volatile uint16_t *signal_flag(int w, int s)
+{
+    return (volatile uint16_t *)(area_of(w) + 2 * scc.flag_bytes) + s;
+}
+
 static inline size_t slot_bytes(int medium, int serial)
 {
     size_t s = medium == SCC_DRAM ? scc.dram_slot : scc.mpb_slot;
@@ -105,7 +131,7 @@ static inline volatile uint64_t *slot_of(int w, int medium, int k)
 {
     if (medium == SCC_DRAM)
         return (volatile uint64_t *)(scc.dram_base + ((uintptr_t)w * 2 + (uintptr_t)k) * scc.dram_slot);
-    return (volatile uint64_t *)(area_of(w) + 2 * scc.flag_bytes + (uintptr_t)k * scc.mpb_slot);
+    return (volatile uint64_t *)(area_of(w) + 3 * scc.flag_bytes + (uintptr_t)k * scc.mpb_slot);
 }
 
 /* ---- waiting -------------------------------------------------------------------------------------------- */
@@ -116,17 +142,28 @@ static inline int reached(uint16_t a, uint16_t b)
     return (int16_t)(uint16_t)(a - b) >= 0;
 }
 
+/* Whether the point-to-point engine has work that must go on while this rank waits: sends queued, receives
+ * posted (a sender may be waiting for their CTS) or waiting for their DATA, a packet half taken, or the MPI layer's
+ * non-blocking collectives. */
+static int engine_busy(void)
+{
+    return nocmsg_eng.tx_head || nocmsg_eng.posted_head || nocmsg_eng.midpacket || nocmsg_eng.awaiting_data ||
+           (nocmsg_engine_idle_busy && nocmsg_engine_idle_busy());
+}
+
 /* Waits until the flag at f (in my own MPB share) reaches count, re-reading it from the MPB each time, as RCCE's
- * flag waits do. The loop is the same every time round, so the simulator lets the core sleep until the line is
- * written, charged as if it had polled: waits are exact and cost the simulator nothing. Nothing else moves
- * meanwhile: a program whose other messages to this rank must be taken before the broadcast can end (a blocking
- * send that needs room at a rank waiting here) deadlocks, as MPI allows for sends that are not buffered. */
+ * flag waits do. While the engine has nothing to do, the loop is the same every time round, so the simulator lets
+ * the core sleep until the line is written, charged as if it had polled: waits are exact and cost the simulator
+ * nothing. While it has work, every round also moves the engine on, so that a posted receive or a queued send
+ * completes while this rank waits, as MPI's progress rule asks. */
 static void wait_flag(const volatile uint16_t *f, uint16_t count)
 {
     for (;;) {
         nocmsg_mpb_invalidate();
         if (reached(*f, count))
             return;
+        if (engine_busy())
+            nocmsg_engine_progress();
     }
 }
 
@@ -136,11 +173,18 @@ static void wait_ready(int s, uint16_t count)
     wait_flag(ready_flag(scc.me, s), count);
 }
 
-/* Waits until every reader of slot k has taken what it holds. */
+/* Waits until every reader of slot k has taken what it holds. A reader I have published two more chunks to since
+ * has taken it: the later of those went into a slot only after its reader had taken the one before, and a reader
+ * takes my chunks in order. So an entry is never more than two chunks old when it is waited for, and the 16-bit
+ * counts never wrap between the two. */
 static void wait_slot(int k)
 {
-    for (int i = scc.slot_readers[k] - 1; i >= 0; i--)
-        wait_flag(taken_flag(scc.me, scc.slot_reader[k][i]), scc.slot_count[k][i]);
+    for (int i = scc.slot_readers[k] - 1; i >= 0; i--) {
+        int r = scc.slot_reader[k][i];
+        uint16_t count = scc.slot_count[k][i];
+        if ((uint16_t)(scc.sent[r] - count) < 2)
+            wait_flag(taken_flag(scc.me, r), count);
+    }
     scc.slot_readers[k] = 0;
 }
 
@@ -309,32 +353,14 @@ void scc_wait_slot(int k)
     wait_slot(k);
 }
 
-void scc_publish(int w, int k)
-{
-    publish_to(w, k);
-}
-
-void scc_wait_next(int w)
-{
-    wait_ready(w, (uint16_t)(scc.taken[w] + 1));
-    nocmsg_mpb_invalidate();
-}
-
-void scc_done_with(int w)
-{
-    *taken_flag(w, scc.me) = ++scc.taken[w];
-    nocmsg_mpb_flush();
-}
-
 void scc_signal(int w)
 {
-    *ready_flag(w, scc.me) = ++scc.sent[w];
+    *signal_flag(w, scc.me) = ++scc.sig_sent[w];
 }
 
 void scc_wait_signal(int w)
 {
-    wait_ready(w, (uint16_t)(scc.taken[w] + 1));
-    scc.taken[w]++;
+    wait_flag(signal_flag(scc.me, w), ++scc.sig_taken[w]);
 }
 
 int scc_barrier(struct comm *c)

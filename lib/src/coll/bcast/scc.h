@@ -9,10 +9,10 @@
  * when it has taken it. Each algorithm only says who receives from whom (scc_role); scc_bcast does the rest, for
  * every rank, chunk after chunk, so trees forward a chunk while the next one arrives.
  *
- * Space: the part of every MPB share the MPB port leaves to collectives (nocmsg_port_mpb_area, a quarter): flags
- * (16-bit counts: ready[s] = chunks s has published to me, taken[r] = chunks r has taken from me) and two chunk
- * slots; and per rank two chunk slots of up to 16 KiB at the top of off-chip shared memory (at most a quarter of
- * it). docs/collectives.md ("The SCC broadcast family") describes the protocol and its costs.
+ * Space: the part of every MPB share the MPB port leaves to collectives (nocmsg_port_mpb_area: 4 KiB, at most half
+ * the share): three arrays of 16-bit counts (ready[s] = chunks s has published to me, taken[r] = chunks r has taken
+ * from me, signal[s] = signals s has sent me) and two chunk slots; and per rank two chunk slots of up to 16 KiB at the
+ * top of off-chip shared memory (at most a quarter of it). docs/collectives.md ("The SCC broadcast family") describes the protocol and its costs.
  */
 #ifndef NOCMSG_SCC_H
 #define NOCMSG_SCC_H
@@ -43,27 +43,26 @@ struct scc_role {
 /* Runs this rank's part. Every rank of c calls it with the same bytes, and roles that agree with each other. */
 int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *role);
 
-/* The machinery, for the other collectives on MPBs (reduce/mpb.c), in world ranks w: set up (or an error code);
- * the bytes of an MPB slot; slot k (0 or 1) of w's MPB area; wait until every reader of my slot k has taken it; tell
- * w that my slot k holds a chunk for it (a remote store: nocmsg_mpb_flush after a batch); wait for w's next chunk
- * (and invalidate the line cache); tell w I have taken it (flushed); copies between private memory and slots
- * (8-byte accesses; copy_out pads the last word). */
+/* The machinery, for the other collectives on MPBs (reduce/mpb.c, barrier/mpb.c), in world ranks w: set up (or an
+ * error code); the bytes of an MPB slot; slot k (0 or 1) of w's MPB area (the two are adjacent); wait until every
+ * reader of my slot k has taken it; copies between private memory and slots (8-byte accesses; copy_out pads the last
+ * word). */
 int scc_setup(void);
 size_t scc_slot_bytes(void);
 volatile uint64_t *scc_slot(int w, int k);
 void scc_wait_slot(int k);
-void scc_publish(int w, int k);
-void scc_wait_next(int w);
-void scc_done_with(int w);
 void scc_copy_in(void *dst, const volatile uint64_t *src, size_t bytes);
-/* A signal to w through the same counts, with no slot behind it (a remote store: flush), and the wait for w's next
- * one. Signals and chunks between two ranks must be taken in the order they were sent, as they are when every rank
- * runs the same collectives. */
+/* A signal to w (its own count, apart from the chunks'; a remote store: flush after it), and the wait for w's next
+ * signal to me. */
 void scc_signal(int w);
 void scc_wait_signal(int w);
 /* A dissemination barrier over c through the MPB flags (log2 n rounds of one remote store and one local wait). */
 int scc_barrier(struct comm *c);
 void scc_copy_out(volatile uint64_t *dst, const void *src, size_t bytes);
+
+/* Whether the MPB area has room for the family's counts and slots on this many ranks (the same on every rank; when
+ * not, coll_pick runs the operations' references instead, and rank 0 says so once). */
+int scc_available(void);
 
 /* Whether off-chip shared memory has room for the off-chip slots (else offchip runs as mpb, and says so once). */
 int scc_has_dram(void);
