@@ -143,14 +143,17 @@ static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c,
 #ifdef NOCMSG_PORT_MPB
     /* MPB chips: point-to-point through the MPB port costs thousands of cycles a message, and the algorithms that
      * work on the MPBs directly win (scc-48 and mpb-8x8; python -m experiments scc-bcast and pimp-vs-mpb,
-     * docs/collectives.md): the MPB barrier always; for bcast the optimized tiled tree while messages are short,
-     * then the hybrid (MPB, then off-chip); reduce through the MPBs from 512 B, and allreduce as that reduce and
+     * docs/collectives.md): the MPB barrier always; for bcast every rank reading the root's MPB up to 16 ranks (and
+     * for long messages up to 32), the optimized tiled tree for short messages, the hybrid (ModMPB, MPB) for medium
+     * ones and the tiled tree for long ones; reduce through the MPBs from 512 B, and allreduce as that reduce and
      * that bcast. */
     switch (op) {
     case OP_BARRIER:
         return BARRIER_MPB;
     case OP_BCAST:
-        return n <= 4 ? BCAST_MPB : bytes < 512 ? BCAST_OPTIMIZED_TILED : BCAST_HYBRID;
+        if (n <= 16 || (n <= 32 && bytes >= 65536))
+            return BCAST_MPB;
+        return bytes < 256 ? BCAST_OPTIMIZED_TILED : bytes < 65536 ? BCAST_HYBRID : BCAST_TILED;
     case OP_REDUCE:
         return bytes >= 512 ? REDUCE_MPB : REDUCE_BINOMIAL;
     case OP_ALLREDUCE:
