@@ -33,6 +33,7 @@ static struct {
     uint16_t *slot_count[2];
     int slot_readers[2];
     int *star;                /* n ranks: the children of a star's root */
+    int busy;                 /* the engine had work when this collective began (begin) */
 } scc;
 
 /* Out of memory in the middle of a collective the other ranks are already in: they would wait for this rank
@@ -145,7 +146,7 @@ static inline int reached(uint16_t a, uint16_t b)
 /* Whether the point-to-point engine has work that must go on while this rank waits: sends queued, receives
  * posted (a sender may be waiting for their CTS) or waiting for their DATA, a packet half taken, or the MPI layer's
  * non-blocking collectives. */
-static int engine_busy(void)
+static inline int engine_busy(void)
 {
     return nocmsg_eng.tx_head || nocmsg_eng.posted_head || nocmsg_eng.midpacket || nocmsg_eng.awaiting_data ||
            (nocmsg_engine_idle_busy && nocmsg_engine_idle_busy());
@@ -156,15 +157,36 @@ static int engine_busy(void)
  * the core sleep until the line is written, charged as if it had polled: waits are exact and cost the simulator
  * nothing. While it has work, every round also moves the engine on, so that a posted receive or a queued send
  * completes while this rank waits, as MPI's progress rule asks. */
-static void wait_flag(const volatile uint16_t *f, uint16_t count)
+/* The wait while the engine has work: returns 1 once the flag has reached count, 0 once the engine is idle first.
+ * Out of line, so that the waits themselves stay small (their callers save fewer registers). */
+__attribute__((noinline, cold)) static int wait_flag_busy(const volatile uint16_t *f, uint16_t count)
 {
-    for (;;) {
+    while ((scc.busy = engine_busy())) {
         nocmsg_mpb_invalidate();
         if (reached(*f, count))
-            return;
-        if (engine_busy())
-            nocmsg_engine_progress();
+            return 1;
+        nocmsg_engine_progress();
     }
+    return 0;
+}
+
+static inline void wait_flag(const volatile uint16_t *f, uint16_t count)
+{
+    /* Idle, the engine stays idle until this rank calls it again (only its own calls and its progress give it
+     * work): begin() asks once per collective, and the wait is then the tightest loop. */
+    if (__builtin_expect(scc.busy, 0) && wait_flag_busy(f, count))
+        return;
+    do
+        nocmsg_mpb_invalidate();
+    while (!reached(*f, count));
+}
+
+/* Every collective here starts with this: set up, and whether the engine has work to move on while it waits. */
+static int begin(void)
+{
+    int err = setup();
+    scc.busy = engine_busy();
+    return err;
 }
 
 /* Waits until world rank s has published `count` chunks to me. */
@@ -271,7 +293,7 @@ static void take_chunk(const struct scc_role *role, int from, int k, unsigned ch
 
 int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *role)
 {
-    int err = setup();
+    int err = begin();
     if (err != NOCMSG_SUCCESS)
         return err;
     if ((role->medium == SCC_DRAM || (role->parent >= 0 && role->parent_medium == SCC_DRAM)) && !scc.dram_slot)
@@ -335,7 +357,7 @@ int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *ro
 
 int scc_setup(void)
 {
-    return setup();
+    return begin();
 }
 
 size_t scc_slot_bytes(void)
@@ -353,26 +375,36 @@ void scc_wait_slot(int k)
     wait_slot(k);
 }
 
-void scc_signal(int w)
+static inline void signal_to(int w)
 {
     *signal_flag(w, scc.me) = ++scc.sig_sent[w];
 }
 
-void scc_wait_signal(int w)
+static inline void wait_signal(int w)
 {
     wait_flag(signal_flag(scc.me, w), ++scc.sig_taken[w]);
 }
 
+void scc_signal(int w)
+{
+    signal_to(w);
+}
+
+void scc_wait_signal(int w)
+{
+    wait_signal(w);
+}
+
 int scc_barrier(struct comm *c)
 {
-    int err = setup();
+    int err = begin();
     if (err != NOCMSG_SUCCESS)
         return err;
     int n = c->size, me = c->rank;
     for (int d = 1; d < n; d <<= 1) {
-        scc_signal(c->world_of[(me + d) % n]);
+        signal_to(c->world_of[(me + d) % n]);
         nocmsg_mpb_flush();
-        scc_wait_signal(c->world_of[(me - d + n) % n]);
+        wait_signal(c->world_of[(me - d + n) % n]);
     }
     nocmsg_mpb_invalidate();
     return NOCMSG_SUCCESS;
