@@ -235,10 +235,10 @@ int nocmsg_coll_set(const char *operation, const char *algorithm)
 
 const char *const *nocmsg_coll_algorithms(const char *operation)
 {
-    /* As many names as the largest table, and its NULL. (Its size stays 8 on PIMP builds: a larger array makes .bss
-     * larger, clearing it at start-up takes every rank some more instructions, the ranks start at other relative
-     * times, and the far pair's round trips of bench/micro/pingpong on pimp-4x4 change by 3 cycles, so the golden
-     * file would no longer hold.) */
+    /* As many names as the largest table, and its NULL. (Its size stays 8 on PIMP builds: with a larger array the
+     * ranks run a few hundred more instructions before bench/micro/pingpong's timed loop, start-up clearing a larger
+     * .bss among them, and its far pair's round trips on pimp-4x4 change by 3 cycles, so the golden file would no
+     * longer hold.) */
 #ifdef NOCMSG_PORT_MPB
     static const char *names[COLL_OPS][BCAST_HYBRID + 2];
 #else
