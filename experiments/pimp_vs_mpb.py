@@ -9,9 +9,9 @@ at the same cycle on every core; the max over cores):
   RCCE_barrier, RCCE_reduce and RCCE_allreduce as RCCE has them (linear through UE 0), alltoall as pairwise
   RCCE_send/recv; the MPB baseline of the PIMP paper;
 - ``mpb best``: libnocmsg on mpb-8x8 with its best algorithm for MPBs: the MPB port's round trips, the SCC family's
-  hybrid broadcast, barrier and reduce ``mpb`` (through MPB flags and slices), allreduce ``reduce_bcast`` (the
-  selector's reduce and broadcast on MPB chips: for long vectors that reduce and that broadcast), alltoall
-  ``pairwise``.
+  hybrid broadcast, barrier and reduce ``mpb`` (through MPB flags and slices), and the selector's allreduce and
+  ``pairwise`` alltoall over the MPB port (the MPB algorithms are chosen explicitly: the selector does not pick
+  them, docs/collectives.md).
 
 The parts follow the PIMP paper's figures 4 to 10: round trip against message length (and its cycles per extra
 word), broadcast against length, barrier against cores (with a linear fit a + b n), alltoall against cores,
@@ -90,7 +90,7 @@ def collect(cfg, quick):
     lengths = cfg["lengths"]
     plan = [("bcast", {"pimp": "auto", "mpb best": "hybrid"}),
             ("reduce", {"pimp": "auto", "mpb best": "mpb"}),
-            ("allreduce", {"pimp": "auto", "mpb best": "reduce_bcast"}),
+            ("allreduce", {"pimp": "auto", "mpb best": "auto"}),
             ("allreduce", {"pimp": "recursive_doubling", "mpb best": "recursive_doubling"})]
     jobs = []
     for op, algs in plan:

@@ -140,30 +140,10 @@ static int algo_index(int op, const char *name)
 static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c, int commutative)
 {
     size_t n = (size_t)c->size;
-#ifdef NOCMSG_PORT_MPB
-    /* MPB chips: point-to-point through the MPB port costs thousands of cycles a message, and the algorithms that
-     * work on the MPBs directly win (scc-48 and mpb-8x8; python -m experiments scc-bcast and pimp-vs-mpb,
-     * docs/collectives.md): the MPB barrier always; for bcast every rank reading the root's MPB up to 16 ranks (and
-     * for long messages up to 32), the optimized tiled tree for short messages, the hybrid (ModMPB, MPB) for medium
-     * ones and the tiled tree for long ones; reduce through the MPBs from 512 B, and allreduce as that reduce and
-     * that bcast. */
-    switch (op) {
-    case OP_BARRIER:
-        return BARRIER_MPB;
-    case OP_BCAST:
-        if (n <= 16 || (n <= 32 && bytes >= 65536))
-            return BCAST_MPB;
-        return bytes < 256 ? BCAST_OPTIMIZED_TILED : bytes < 65536 ? BCAST_HYBRID : BCAST_TILED;
-    case OP_REDUCE:
-        return bytes >= 512 ? REDUCE_MPB : REDUCE_BINOMIAL;
-    case OP_ALLREDUCE:
-        if (bytes >= 512)
-            return ALLREDUCE_REDUCE_BCAST;
-        break;
-    default:
-        break;
-    }
-#endif
+    /* On MPB chips too: the algorithms that work on the MPBs directly (the SCC family, barrier and reduce mpb) are
+     * much faster there, but while a rank waits in them with nothing of its own pending it does not answer other
+     * ranks' point-to-point traffic (a cancel request, a send that needs room in its ring), which MPI programs may
+     * rely on; so they run only when chosen (docs/collectives.md). */
     switch (op) {
     case OP_BARRIER:
         /* The butterfly's partners are 1, 2, 4... hops away along rows, then columns; without a power of two it

@@ -156,7 +156,9 @@ static inline int engine_busy(void)
  * flag waits do. While the engine has nothing to do, the loop is the same every time round, so the simulator lets
  * the core sleep until the line is written, charged as if it had polled: waits are exact and cost the simulator
  * nothing. While it has work, every round also moves the engine on, so that a posted receive or a queued send
- * completes while this rank waits, as MPI's progress rule asks. */
+ * completes while this rank waits, as MPI's progress rule asks. An idle rank does not answer what others send it
+ * meanwhile (a cancel request, a send that needs room in its ring): that is why the selector never picks the
+ * algorithms built on this (tables.c). */
 /* The wait while the engine has work: returns 1 once the flag has reached count, 0 once the engine is idle first.
  * Out of line, so that the waits themselves stay small (their callers save fewer registers). */
 __attribute__((noinline, cold)) static int wait_flag_busy(const volatile uint16_t *f, uint16_t count)
