@@ -16,6 +16,8 @@ there consecutive calls overlap, so a pipelined algorithm shows its throughput a
 
 import pandas as pd
 
+from .common import command_lines, fenced
+
 BARRIER_LIMIT_CYCLES = 250
 BCAST_SPEEDUP = 5.0
 SELECTOR_SLACK = 1.2
@@ -148,26 +150,10 @@ def table(frame, extra=()):
 def readme_sections(check_frame, data, summary, commands, built):
     """The part of an experiment's README after its header: the acceptance checks, the selector against the best
     algorithm, the results and the simulator commands (``built`` names what was built, e.g. "programs built")."""
-    lines = [
-        "Acceptance checks:",
-        "",
-        "```",
-        table(check_frame),
-        "```",
-        "",
-        "The selector (\"auto\") against the best algorithm, every case (`selector.csv`):",
-        "",
-        "```",
-        selector_table(data),
-        "```",
-        "",
-        "Results:",
-        "",
-        "```",
-        summary,
-        "```",
-        "",
-        f"Simulator commands ({built} with `bin/nocmsg-cc -O2` into `target/bench/`):",
-        "",
+    return [
+        *fenced("Acceptance checks:", table(check_frame)),
+        *fenced("The selector (\"auto\") against the best algorithm, every case (`selector.csv`):",
+                selector_table(data)),
+        *fenced("Results:", summary),
+        *command_lines(f"Simulator commands ({built} with `bin/nocmsg-cc -O2` into `target/bench/`):", commands),
     ]
-    return lines + [f"    {c}" for c in commands]

@@ -21,7 +21,7 @@ import pandas as pd  # noqa: E402
 from . import acceptance  # noqa: E402
 from .collbench import REPO, algorithms, chip_mesh, frame, root_positions, run_jobs, sim_job  # noqa: E402
 from .collplot import algorithm_styles, draw_algorithms, size_label  # noqa: E402
-from .common import git_revision  # noqa: E402
+from .common import provenance  # noqa: E402
 
 CHIP = REPO / "chips" / "pimp-8x8.toml"
 SYNCS = {"each": "latency", "once": "back to back"}
@@ -134,9 +134,7 @@ def write_readme(path, commands, summary, check_frame, data, quick):
         "",
         __doc__.strip(),
         "",
-        f"- git revision: `{git_revision()}`",
-        f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
-        f"`python -m experiments bcast-algorithms{' --quick' if quick else ''}`",
+        *provenance("bcast-algorithms", quick),
         "- raw data: `data.csv` (one row per algorithm, size and root; fields of `bench/micro/coll` and the root's "
         "position), `checks.csv` (acceptance checks), `selector.csv` (auto against the best, every case)",
         "- plots: `plot.png` (cycles), `speedup.png` (over linear)",

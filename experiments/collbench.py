@@ -237,6 +237,13 @@ def sim_job(op, algorithm, ranks, sizes, quick=False, sync="each", **fields):
                warmup=1 if quick or sync == "each" else 2, **fields)
 
 
+def exact_job(op, algorithm, ranks, sizes, iters=1, **fields):
+    """A simulated latency Job (sync "each") of `iters` calls after one warm-up, without a budget: each such call
+    takes the same cycles, so one suffices, and the longest (minutes of host time) are not run again."""
+    return Job(op=op, algorithm=algorithm, ranks=ranks, sizes=list(sizes), sync="each", iters=[iters], budget=0,
+               reps=[1] * len(sizes), warmup=1, **fields)
+
+
 # Native points: back to back (sync "once"): a synchronised start needs every rank on its own CPU through the wait,
 # and ranks that share CPUs (or a busy machine) yield while they wait and lose whole time slices. Up to 1,000 calls,
 # fewer when they would take more than 20 ms; the best of 3 repetitions.

@@ -27,6 +27,23 @@ def git_revision():
         return "unknown"
 
 
+def provenance(name, quick):
+    """The README lines saying which revision made the results and how to make them again."""
+    return [f"- git revision: `{git_revision()}`",
+            f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
+            f"`python -m experiments {name}{' --quick' if quick else ''}`"]
+
+
+def fenced(title, text):
+    """A README section: a title line, then text in a code block."""
+    return [title, "", "```", text, "```", ""]
+
+
+def command_lines(heading, commands):
+    """The README's list of simulator commands, indented as code under a heading."""
+    return [heading, ""] + [f"    {c}" for c in commands]
+
+
 def run_traffic(args):
     """Runs ``nocmsg traffic ARGS --json F`` and returns (the points as a list of dicts, the command line)."""
     with tempfile.TemporaryDirectory() as tmp:

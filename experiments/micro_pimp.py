@@ -21,7 +21,7 @@ import pandas as pd  # noqa: E402
 from . import acceptance  # noqa: E402
 from .collbench import REPO, algorithms, frame, run_jobs, run_pingpong, sim_job  # noqa: E402
 from .collplot import draw_algorithms, size_label  # noqa: E402
-from .common import git_revision  # noqa: E402
+from .common import provenance  # noqa: E402
 
 CHIP = REPO / "chips" / "pimp-8x8.toml"
 ALL_CORES = 64
@@ -127,9 +127,7 @@ def write_readme(path, commands, summary, check_frame, data, quick):
         "",
         __doc__.strip(),
         "",
-        f"- git revision: `{git_revision()}`",
-        f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
-        f"`python -m experiments micro-pimp{' --quick' if quick else ''}`",
+        *provenance("micro-pimp", quick),
         "- raw data: `data.csv` (one row per panel, algorithm, core count, size; fields of `bench/micro/coll`), "
         "`roundtrip.csv` (`bench/micro/pingpong`), `checks.csv` (acceptance checks), `selector.csv` (auto against "
         "the best, every case)",

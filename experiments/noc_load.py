@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .common import git_revision, run_traffic  # noqa: E402
+from .common import provenance, run_traffic  # noqa: E402
 
 CONFIGS = [
     ("4stage, 1 VC", ["--router", "4stage", "--vcs", "1"]),
@@ -92,8 +92,7 @@ def write_readme(path, commands, summary, quick):
         "",
         __doc__.strip(),
         "",
-        f"- git revision: `{git_revision()}`",
-        f"- version: {'quick (demo)' if quick else 'full'}; reproduce with `python -m experiments noc-load{' --quick' if quick else ''}`",
+        *provenance("noc-load", quick),
         "- raw data: `data.csv` (one row per configuration and rate, all fields of `nocmsg traffic --json`)",
         "- plot: `plot.png`",
         "",

@@ -32,9 +32,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .collbench import REPO, build, frame, run_jobs, run_pingpong, sim_job  # noqa: E402
+from .collbench import REPO, build, exact_job, frame, run_jobs, run_pingpong  # noqa: E402
 from .collplot import size_label  # noqa: E402
-from .common import git_revision, nocmsg_binary  # noqa: E402
+from .common import command_lines, fenced, nocmsg_binary, provenance  # noqa: E402
 
 PIMP = REPO / "chips" / "pimp-8x8.toml"
 MPB = REPO / "chips" / "mpb-8x8.toml"
@@ -65,13 +65,11 @@ def rcce_run(args, ranks=64):
     return list(csv.DictReader(io.StringIO("\n".join(lines)))), shown
 
 
-def _job(op, alg, chip, ranks, sizes, cfg, label, quick):
-    job = sim_job(op, alg, ranks, sizes, quick, chip=chip, label=label)
-    job.iters, job.warmup, job.budget = [cfg["iters"]], 1, 0
-    return job
+def _job(op, alg, chip, ranks, sizes, cfg, label):
+    return exact_job(op, alg, ranks, sizes, iters=cfg["iters"], chip=chip, label=label)
 
 
-def collect(cfg, quick):
+def collect(cfg):
     rows, commands = [], []
     # Round trips.
     for way, chip in (("pimp", PIMP), ("mpb best", MPB)):
@@ -96,13 +94,13 @@ def collect(cfg, quick):
     for op, algs in plan:
         part = "allreduce (recursive doubling)" if algs["pimp"] == "recursive_doubling" else op
         for way, alg in algs.items():
-            jobs.append(_job(op, alg, PIMP if way == "pimp" else MPB, 64, lengths, cfg, f"{part}|{way}", quick))
+            jobs.append(_job(op, alg, PIMP if way == "pimp" else MPB, 64, lengths, cfg, f"{part}|{way}"))
     # Barrier and alltoall against cores.
     for n in cfg["cores"]:
-        jobs.append(_job("barrier", "auto", PIMP, n, [0], cfg, "barrier|pimp", quick))
-        jobs.append(_job("barrier", "mpb", MPB, n, [0], cfg, "barrier|mpb best", quick))
-        jobs.append(_job("alltoall", "auto", PIMP, n, [cfg["alltoall_bytes"]], cfg, "alltoall|pimp", quick))
-        jobs.append(_job("alltoall", "pairwise", MPB, n, [cfg["alltoall_bytes"]], cfg, "alltoall|mpb best", quick))
+        jobs.append(_job("barrier", "auto", PIMP, n, [0], cfg, "barrier|pimp"))
+        jobs.append(_job("barrier", "mpb", MPB, n, [0], cfg, "barrier|mpb best"))
+        jobs.append(_job("alltoall", "auto", PIMP, n, [cfg["alltoall_bytes"]], cfg, "alltoall|pimp"))
+        jobs.append(_job("alltoall", "pairwise", MPB, n, [cfg["alltoall_bytes"]], cfg, "alltoall|mpb best"))
     coll_rows, coll_commands = run_jobs(jobs)
     commands += coll_commands
     data = frame(coll_rows)
@@ -228,27 +226,15 @@ def write_readme(path, commands, summary, check_frame, quick):
         "",
         __doc__.strip(),
         "",
-        f"- git revision: `{git_revision()}`",
-        f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
-        f"`python -m experiments pimp-vs-mpb{' --quick' if quick else ''}`",
+        *provenance("pimp-vs-mpb", quick),
         "- raw data: `data.csv`, `checks.csv`; plot: `plot.png`",
         "",
-        "Acceptance checks (paper: the PIMP paper's figures as issue 17 quotes them):",
-        "",
-        "```",
-        check_frame.to_string(index=False),
-        "```",
-        "",
-        "Results:",
-        "",
-        "```",
-        summary,
-        "```",
-        "",
-        "Simulator commands (programs built with `bin/nocmsg-cc [--chip CHIP] -O2` into `target/bench/`):",
-        "",
+        *fenced("Acceptance checks (paper: the PIMP paper's figures as issue 17 quotes them):",
+                check_frame.to_string(index=False)),
+        *fenced("Results:", summary),
+        *command_lines("Simulator commands (programs built with `bin/nocmsg-cc [--chip CHIP] -O2` into "
+                       "`target/bench/`):", commands),
     ]
-    lines += [f"    {c}" for c in commands]
     Path(path).write_text("\n".join(lines) + "\n")
 
 
@@ -256,7 +242,7 @@ def run(out_dir="results/pimp-vs-mpb", quick=False):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = config(quick)
-    data, commands = collect(cfg, quick)
+    data, commands = collect(cfg)
     data.to_csv(out / "data.csv", index=False)
     check_frame = checks(data)
     check_frame.to_csv(out / "checks.csv", index=False)

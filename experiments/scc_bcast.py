@@ -33,9 +33,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .collbench import REPO, build, frame, run_jobs, sim_job  # noqa: E402
+from .collbench import REPO, build, exact_job, frame, run_jobs  # noqa: E402
 from .collplot import draw_algorithms, size_label  # noqa: E402
-from .common import git_revision, nocmsg_binary  # noqa: E402
+from .common import command_lines, fenced, nocmsg_binary, provenance  # noqa: E402
 
 CHIP = REPO / "chips" / "scc-48.toml"
 FAMILY = ["rcce", "parallel", "optimized_parallel", "tiled", "optimized_tiled", "mpb", "offchip", "modmpb", "hybrid"]
@@ -77,24 +77,20 @@ def background(interval):
     return ["--background", f"pattern=uniform,interval={interval},flits=2,nodes=0-23,seed=1"]
 
 
-def _job(alg, sizes, quick, label, ranks=48, roots=(0,), sim_options=()):
-    job = sim_job("bcast", alg, ranks, sizes, quick, roots=list(roots), chip=CHIP, label=label)
-    job.iters = [1]  # every call takes the same cycles (sync each), and the long ones take minutes of host time
-    job.warmup = 1
-    job.budget = 0
-    job.sim_options = list(sim_options)
-    return job
+def _job(alg, sizes, label, ranks=48, roots=(0,), sim_options=()):
+    return exact_job("bcast", alg, ranks, sizes, roots=list(roots), chip=CHIP, label=label,
+                     sim_options=list(sim_options))
 
 
-def collect(cfg, quick):
-    jobs = [_job(alg, cfg["size"], quick, "size") for alg in FAMILY]
+def collect(cfg):
+    jobs = [_job(alg, cfg["size"], "size") for alg in FAMILY]
     src = cfg["source"]
     # One run per root: rcce's 1 MiB takes a quarter of a billion cycles a call.
-    jobs += [_job(alg, [src["bytes"]], quick, "source", roots=[root]) for alg in FAMILY for root in src["roots"].values()]
+    jobs += [_job(alg, [src["bytes"]], "source", roots=[root]) for alg in FAMILY for root in src["roots"].values()]
     rec = cfg["receivers"]
-    jobs += [_job(alg, [rec["bytes"]], quick, f"receivers:{n}", ranks=n) for n in rec["cores"] for alg in FAMILY]
+    jobs += [_job(alg, [rec["bytes"]], f"receivers:{n}", ranks=n) for n in rec["cores"] for alg in FAMILY]
     tr = cfg["traffic"]
-    jobs += [_job(alg, [tr["bytes"]], quick, f"traffic:{i}", sim_options=background(i))
+    jobs += [_job(alg, [tr["bytes"]], f"traffic:{i}", sim_options=background(i))
              for i in tr["intervals"] for alg in FAMILY]
     # The longest first, so that the two workers finish together.
     jobs.sort(key=lambda j: -(max(j.sizes) * (j.ranks if j.algorithm == "rcce" else 4)))
@@ -302,32 +298,19 @@ def write_readme(path, commands, summary, check_frame, quick):
         "",
         __doc__.strip(),
         "",
-        f"- git revision: `{git_revision()}`",
-        f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
-        f"`python -m experiments scc-bcast{' --quick' if quick else ''}`",
+        *provenance("scc-bcast", quick),
         "- raw data: `data.csv` (one row per broadcast measured: `bench/micro/coll` fields, the part and its "
         "value), `apps.csv` (one row per application run), `checks.csv`",
         "- plot: `plot.png`",
         "",
-        "Acceptance checks (paper: the study's figures as issue 17 quotes them):",
-        "",
-        "```",
-        check_frame.to_string(index=False) if len(check_frame) else "(no data)",
-        "```",
-        "",
+        *fenced("Acceptance checks (paper: the study's figures as issue 17 quotes them):",
+                check_frame.to_string(index=False) if len(check_frame) else "(no data)"),
         DISCUSSION,
         "",
-        "Results:",
-        "",
-        "```",
-        summary,
-        "```",
-        "",
-        "Simulator commands (programs built with `bin/nocmsg-cc --chip chips/scc-48.toml -O2` into "
-        "`target/bench/`):",
-        "",
+        *fenced("Results:", summary),
+        *command_lines("Simulator commands (programs built with `bin/nocmsg-cc --chip chips/scc-48.toml -O2` into "
+                       "`target/bench/`):", commands),
     ]
-    lines += [f"    {c}" for c in commands]
     Path(path).write_text("\n".join(lines) + "\n")
 
 
@@ -335,7 +318,7 @@ def run(out_dir="results/scc-bcast", quick=False):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg = config(quick)
-    data, commands = collect(cfg, quick)
+    data, commands = collect(cfg)
     data.to_csv(out / "data.csv", index=False)
     apps, app_commands = collect_apps(cfg)
     apps.to_csv(out / "apps.csv", index=False)
