@@ -331,6 +331,7 @@ impl Chip {
             ni: config.ni.kind,
             misaligned_split: config.misaligned_split(),
             ni_mapped: Vec::new(),
+            ni_csrs: Vec::new(),
             clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
         };
         let mesh = &config.mesh;
@@ -369,7 +370,8 @@ impl Chip {
             ni.set_debug_clocking(options.debug_clocking);
         }
         env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
-        let network = match &ni {
+        env.ni_csrs = ni.as_ref().map(|ni| ni.csrs()).unwrap_or_default();
+        let network = match &mut ni {
             None => None,
             Some(ni) => {
                 let mut net_cfg = config.network_config().map_err(LoadError::Setting)?;
@@ -379,6 +381,7 @@ impl Chip {
                 let mut net = Network::new(net_cfg).map_err(|e| LoadError::Setting(e.to_string()))?;
                 net.set_default_drain(ni.drain_policy());
                 net.set_visit_all(options.debug_clocking);
+                ni.attach(&mut net);
                 Some(net)
             }
         };

@@ -195,6 +195,9 @@ pub enum NiKind {
     /// SCC-style message-passing buffers mapped into every core's address space (`ni::mpb`), with test-and-set
     /// registers and off-chip shared memory behind memory controllers (`[memory]`).
     Mpb,
+    /// Tilera-style user dynamic network (`ni::udn`): CSR-mapped output queue with visible credits, multi-flit
+    /// packets, demultiplexing receive queues, arrival interrupt (`[ni.udn]`).
+    Udn,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,6 +211,56 @@ pub struct NiConfig {
     /// The message-passing buffers of `kind = "mpb"` (`[ni.mpb]`; defaults: the SCC's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpb: Option<MpbConfig>,
+    /// The queues of `kind = "udn"` (`[ni.udn]`; defaults: TilePro-like, see [`UdnConfig`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udn: Option<UdnConfig>,
+}
+
+/// `[ni.udn]`: the Tilera-style user dynamic network interface. Words are 64-bit (the TilePro's are 32-bit: our
+/// cores are RV64). Defaults: TilePro-like, the sources and our choices named per field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdnConfig {
+    /// Words the output queue to the local switch holds: the credits a program reads in `udn.credits`. A write to
+    /// a full queue stalls the core. (Our choice: the TilePro's processor-to-switch buffer is a few words deep.)
+    #[serde(default = "default_udn_out")]
+    pub out_queue_words: u32,
+    /// The hardware input queue between the switch and the demultiplexer: the node's ejection queue.
+    #[serde(default = "default_udn_in")]
+    pub input_queue_words: u32,
+    /// Words each receive queue holds: the four tagged demultiplexing queues and the catch-all. A packet whose
+    /// queue is full waits in the input queue and back-pressures the network (head of line), as on the TilePro.
+    #[serde(default = "default_udn_demux")]
+    pub demux_queue_words: u32,
+    /// Largest payload of one packet, in words, after its header word (TilePro: 127).
+    #[serde(default = "default_udn_packet")]
+    pub max_packet_words: u32,
+    /// Core cycles from a word becoming readable in a queue whose arrival interrupt is enabled to the interrupt
+    /// being taken (at the next instruction boundary at or after it).
+    #[serde(default = "default_udn_irq")]
+    pub interrupt_latency_cycles: u32,
+}
+
+fn default_udn_out() -> u32 {
+    4
+}
+fn default_udn_in() -> u32 {
+    4
+}
+fn default_udn_demux() -> u32 {
+    32
+}
+fn default_udn_packet() -> u32 {
+    127
+}
+fn default_udn_irq() -> u32 {
+    5
+}
+
+impl Default for UdnConfig {
+    fn default() -> Self {
+        toml::from_str("").expect("every field has a default")
+    }
 }
 
 /// `[ni.mpb]`: the SCC-style message-passing buffers. Defaults are the SCC's (Intel, "SCC External Architecture
@@ -318,7 +371,7 @@ fn default_recv_fifo() -> u32 {
 
 impl Default for NiConfig {
     fn default() -> Self {
-        NiConfig { kind: NiKind::None, send_fifo_entries: 8, recv_fifo_entries: 16, mpb: None }
+        NiConfig { kind: NiKind::None, send_fifo_entries: 8, recv_fifo_entries: 16, mpb: None, udn: None }
     }
 }
 
@@ -400,6 +453,16 @@ impl ChipConfig {
             }
         }
         self.validate_mpb()?;
+        self.validate_udn()?;
+        if self.ni.kind == NiKind::Udn {
+            // Words between a pair must arrive in order, as on the UDN's dimension-ordered single channel.
+            if self.network.vcs != 1 || Routing::from_name(&self.network.routing).is_some_and(|r| r.requirements().adaptive) {
+                return Err(self.invalid(format!(
+                    "network.vcs = {}, network.routing = {}: the udn interface needs 1 VC and deterministic routing (packets between a pair arrive in order)",
+                    self.network.vcs, self.network.routing
+                )));
+            }
+        }
         if self.ni.kind == NiKind::Pimp {
             // Words between a pair must arrive in order: with several VCs a later word can overtake.
             if self.network.vcs != 1 {
@@ -417,6 +480,34 @@ impl ChipConfig {
             }
         }
         Ok(())
+    }
+
+    /// `[ni.udn]`: only with `ni.kind = "udn"`, every size usable.
+    fn validate_udn(&self) -> Result<(), ChipConfigError> {
+        if self.ni.kind != NiKind::Udn {
+            if self.ni.udn.is_some() {
+                return Err(self.invalid(format!("[ni.udn] is set but ni.kind = {:?}: it describes the \"udn\" interface", self.ni.kind)));
+            }
+            return Ok(());
+        }
+        let u = self.udn();
+        for (field, v, max) in [
+            ("out_queue_words", u.out_queue_words, 4096),
+            ("input_queue_words", u.input_queue_words, 4096),
+            ("demux_queue_words", u.demux_queue_words, 1 << 20),
+            ("max_packet_words", u.max_packet_words, 4096),
+            ("interrupt_latency_cycles", u.interrupt_latency_cycles, 100_000),
+        ] {
+            if v == 0 || v > max {
+                return Err(self.invalid(format!("ni.udn.{field} = {v}: must be between 1 and {max}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The UDN interface's settings (defaults where `[ni.udn]` is absent).
+    pub fn udn(&self) -> UdnConfig {
+        self.ni.udn.clone().unwrap_or_default()
     }
 
     /// `[ni.mpb]` and `[memory]`: only with `ni.kind = "mpb"`, and consistent with the mesh.
@@ -528,7 +619,11 @@ impl ChipConfig {
             speculative_switch_allocation: self.network.speculative_switch_allocation,
             wait_for_tail_credit: self.network.wait_for_tail_credit,
             // PIMP's receive FIFO is the ejection queue.
-            eject_queue_flits: if self.ni.kind == NiKind::Pimp { self.ni.recv_fifo_entries } else { self.network.eject_queue_flits },
+            eject_queue_flits: match self.ni.kind {
+                NiKind::Pimp => self.ni.recv_fifo_entries,
+                NiKind::Udn => self.udn().input_queue_words,
+                _ => self.network.eject_queue_flits,
+            },
             watchdog_cycles: self.network.watchdog_cycles,
         };
         cfg.validate().map_err(|e| format!("{} = {}: {}", self.key_of(e.field), e.value, e.reason))?;
@@ -541,6 +636,7 @@ impl ChipConfig {
         match field {
             "width" | "height" | "concentration" => format!("mesh.{field}"),
             "eject_queue_flits" if self.ni.kind == NiKind::Pimp => "ni.recv_fifo_entries".into(),
+            "eject_queue_flits" if self.ni.kind == NiKind::Udn => "ni.udn.input_queue_words".into(),
             f if f.starts_with("nodes") => "mesh: tiles (width x height x concentration)".into(),
             f => format!("network.{f}"),
         }

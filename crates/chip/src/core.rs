@@ -250,6 +250,8 @@ pub struct CoreEnv {
     /// Address ranges `[lo, hi)` the network interface serves (memory-mapped interfaces): a load or store there
     /// stops the fast loop and is handed to the interface ([`RunStop::Ni`]). Empty for the others.
     pub ni_mapped: Vec<(u64, u64)>,
+    /// The CSR numbers (inclusive ranges) the interface serves: an instruction on one of them is handed to it.
+    pub ni_csrs: Vec<(u16, u16)>,
     pub clocks: Clocks,
 }
 
@@ -543,6 +545,14 @@ impl Core {
     #[cold]
     #[inline(never)]
     fn ni_access(&mut self, fault: &Fault, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> NiAccess {
+        if let Fault::Csr { csr, reason: "no such CSR" } = *fault {
+            if env.ni_csrs.iter().any(|&(lo, hi)| (lo..=hi).contains(&csr)) {
+                if let Ok(d) = self.fetch() {
+                    return NiAccess::Hand(d);
+                }
+            }
+            return NiAccess::NotMine;
+        }
         let Fault::Memory(MemFault::OutOfRange { addr, kind, .. }) = *fault else { return NiAccess::NotMine };
         if kind == riscv::memory::AccessKind::Fetch || !env.ni_mapped.iter().any(|&(lo, hi)| (lo..hi).contains(&addr)) {
             return NiAccess::NotMine;

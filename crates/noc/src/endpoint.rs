@@ -97,8 +97,9 @@ impl Network {
     /// True when no flit is queued, in flight or waiting in an ejection queue: stepping would change nothing
     /// but the clock.
     pub fn is_idle(&self) -> bool {
-        // A node with a non-empty source queue is always on the active list, which is short on a quiet network.
-        self.flits_in_network == 0 && self.active_nodes.iter().all(|&n| self.nodes[n as usize].source.is_empty())
+        // A node with a non-empty source queue is always on the active list, which is short on a quiet network. A
+        // packet still being written with all its written flits injected gives the node nothing to do.
+        self.flits_in_network == 0 && self.active_nodes.iter().all(|&n| self.nodes[n as usize].queued_flits == 0)
     }
 
     /// Moves the clock to `cycle` without visiting anything, if the network is idle (returns false, and does

@@ -37,7 +37,7 @@ pub mod watchdog;
 
 pub use config::{ConfigError, NetworkConfig, RouterPipeline, SwAllocator, VcAllocator};
 pub use endpoint::{EjectFront, Undrained};
-pub use network::{Deadlock, DrainPolicy, EjectedFlit, Network, NetworkMemory};
+pub use network::{Deadlock, DrainPolicy, DrainedFlit, EjectedFlit, Network, NetworkMemory, DRAIN_CLASSES, HEAD_NEEDS_NO_ROOM};
 pub use routing::Routing;
 pub use stats::{Delivery, Histogram, LinkStats};
 pub use topology::{Direction, Mesh};

@@ -40,6 +40,33 @@ pub enum DrainPolicy {
     Never,
     /// The owner of the node (a network interface model) pops flits with [`Network::eject_pop`].
     Manual,
+    /// The network drains one flit per cycle while the receive buffer the flit's packet goes to has room (TilePro's
+    /// UDN demultiplexing queues): a packet's class is its `tag` (below [`DRAIN_CLASSES`]; higher tags drain
+    /// freely), and each class has a room count the owner sets and refills ([`Network::add_drain_room`]) as it
+    /// empties the buffer. A head flit of a packet whose tag has [`HEAD_NEEDS_NO_ROOM`] set drains without room
+    /// (the buffer strips headers). Every drained flit is recorded ([`Network::take_drained_flits`]), so the
+    /// owner sees each word at the cycle it lands, not only whole packets.
+    Budgeted,
+}
+
+/// Receive-buffer classes of [`DrainPolicy::Budgeted`] nodes.
+pub const DRAIN_CLASSES: usize = 8;
+/// Tag bit of a packet whose head flit needs no room in its class (see [`DrainPolicy::Budgeted`]).
+pub const HEAD_NEEDS_NO_ROOM: u64 = 1 << 8;
+
+/// A flit a [`DrainPolicy::Budgeted`] node drained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrainedFlit {
+    /// The cycle it was drained.
+    pub cycle: Cycle,
+    pub src: NodeId,
+    /// Its packet's payload and tag, as enqueued.
+    pub payload: u64,
+    pub tag: u64,
+    /// Position in the packet, 0 for the head.
+    pub seq: u16,
+    /// The packet record, on the tail flit.
+    pub delivery: Option<Delivery>,
 }
 
 /// A flit as stored in a buffer: 16 bytes, never heap-allocated on its own. Its destination is in the packet
@@ -179,6 +206,10 @@ pub(crate) struct NodeState {
     pub drain: Option<DrainPolicy>,
     /// Position in `Network::active_nodes` while the source queue is not empty.
     pub active_slot: u32,
+    /// The last packet of the source queue while its owner is still writing it ([`Network::enqueue_open`]), or
+    /// `u32::MAX`; `released` of its flits are written. Flits not yet written are not in `queued_flits`.
+    pub open: u32,
+    pub released: u16,
 }
 
 impl Default for NodeState {
@@ -192,6 +223,8 @@ impl Default for NodeState {
             drain_rr: 0,
             drain: None,
             active_slot: u32::MAX,
+            open: u32::MAX,
+            released: 0,
         }
     }
 }
@@ -496,6 +529,9 @@ pub struct Network {
     pub(crate) active_nodes: Vec<u32>,
     pub(crate) visit_all: bool,
     pub(crate) delivered: Vec<Delivery>,
+    /// [`DrainPolicy::Budgeted`] nodes: room per receive-buffer class, and the flits drained and not yet taken.
+    pub(crate) drain_room: Vec<[u32; DRAIN_CLASSES]>,
+    pub(crate) drained_flits: Vec<Vec<DrainedFlit>>,
     pub(crate) links: LinkStats,
     /// Flits injected but not yet drained by their destination node.
     pub(crate) flits_in_network: u64,
@@ -649,6 +685,8 @@ impl Network {
             active_nodes: Vec::new(),
             visit_all: false,
             delivered: Vec::new(),
+            drain_room: vec![[0; DRAIN_CLASSES]; nodes],
+            drained_flits: vec![Vec::new(); nodes],
             links: LinkStats::new(routers, ports),
             flits_in_network: 0,
             flits_drained: 0,
@@ -751,6 +789,64 @@ impl Network {
         node.queued_flits += u64::from(flits);
         self.wake_node(src.0 as usize, self.now);
         PacketId(id)
+    }
+
+    /// Queues a packet of `flits` flits at `src` whose flits its owner has yet to write, one by one
+    /// ([`Network::release_flits`]), as a core writing words into a network port does: only written flits can be
+    /// injected, so the head may travel while the core still writes the body (wormhole). Until it is complete no
+    /// other packet may be queued at `src`.
+    pub fn enqueue_open(&mut self, src: NodeId, dst: NodeId, flits: u16, payload: u64, tag: u64) -> PacketId {
+        assert_eq!(self.nodes[src.0 as usize].open, u32::MAX, "node {src} is still writing a packet");
+        let id = self.enqueue(src, dst, flits, payload, tag);
+        let node = &mut self.nodes[src.0 as usize];
+        node.queued_flits -= u64::from(flits);
+        node.open = id.0;
+        node.released = 0;
+        id
+    }
+
+    /// Flits of the packet being written at `node` ([`Network::enqueue_open`]) not written yet (0 if none).
+    pub fn open_flits_left(&self, node: NodeId) -> u16 {
+        let n = &self.nodes[node.0 as usize];
+        if n.open == u32::MAX {
+            0
+        } else {
+            self.packets[n.open as usize].len - n.released
+        }
+    }
+
+    /// The owner of `node` has written `flits` more flits of its open packet; they may be injected from now on.
+    pub fn release_flits(&mut self, node: NodeId, flits: u16) {
+        let n = node.0 as usize;
+        assert!(flits <= self.open_flits_left(node), "node {node} releases {flits} flits its packet does not have");
+        let st = &mut self.nodes[n];
+        st.released += flits;
+        st.queued_flits += u64::from(flits);
+        if st.released == self.packets[st.open as usize].len {
+            st.open = u32::MAX;
+        }
+        self.wake_node(n, self.now);
+    }
+
+    /// [`DrainPolicy::Budgeted`]: room for `flits` more flits in receive-buffer class `class` of `node`.
+    pub fn add_drain_room(&mut self, node: NodeId, class: usize, flits: u32) {
+        self.drain_room[node.0 as usize][class] += flits;
+        self.wake_node(node.0 as usize, self.now);
+    }
+
+    /// [`DrainPolicy::Budgeted`]: the room left in class `class` of `node`.
+    pub fn drain_room(&self, node: NodeId, class: usize) -> u32 {
+        self.drain_room[node.0 as usize][class]
+    }
+
+    /// [`DrainPolicy::Budgeted`]: the flits `node` has drained since the last call, oldest first.
+    pub fn take_drained_flits(&mut self, node: NodeId) -> std::vec::Drain<'_, DrainedFlit> {
+        self.drained_flits[node.0 as usize].drain(..)
+    }
+
+    /// [`DrainPolicy::Budgeted`]: the flits `node` has drained and nobody has taken yet.
+    pub fn drained_flits(&self, node: NodeId) -> &[DrainedFlit] {
+        &self.drained_flits[node.0 as usize]
     }
 
     /// Flits waiting in `node`'s source queue (not yet injected).
@@ -980,6 +1076,10 @@ impl Network {
             DrainPolicy::Auto => true,
             DrainPolicy::WhenSourceIdle => node.source.is_empty(),
             DrainPolicy::Never | DrainPolicy::Manual => false,
+            DrainPolicy::Budgeted => {
+                self.drain_budgeted(n, now);
+                false
+            }
         };
         if drains {
             if let Some((_, flit)) = self.pop_ejected(n) {
@@ -989,13 +1089,16 @@ impl Network {
                 }
             }
         }
-        if !self.nodes[n].source.is_empty() {
+        // Flits written and not injected (a packet still being written may have none yet).
+        if self.nodes[n].queued_flits > 0 {
             self.inject_one(n, now);
         }
         // Next visit: every cycle while there is something to send (a credit may have come back), and when the
         // next flit reaches an ejection queue this node drains itself.
-        let mut next = if self.nodes[n].source.is_empty() { u64::MAX } else { now + 1 };
-        if matches!(policy, DrainPolicy::Auto | DrainPolicy::WhenSourceIdle) {
+        let mut next = if self.nodes[n].queued_flits == 0 { u64::MAX } else { now + 1 };
+        if policy == DrainPolicy::Budgeted {
+            next = next.min(self.budgeted_wake(n, now));
+        } else if matches!(policy, DrainPolicy::Auto | DrainPolicy::WhenSourceIdle) {
             let vcs = self.vcs;
             for q in n * vcs..(n + 1) * vcs {
                 if self.ej_len[q] > 0 {
@@ -1004,6 +1107,68 @@ impl Network {
             }
         }
         self.wake_node(n, next);
+    }
+
+    /// The receive-buffer class of packet `id` and whether its flit `head` needs room there (`None`: drains
+    /// freely), for [`DrainPolicy::Budgeted`].
+    #[inline]
+    fn drain_class(&self, id: u32, head: bool) -> Option<usize> {
+        let tag = self.packets[id as usize].tag;
+        let class = (tag & !HEAD_NEEDS_NO_ROOM) as usize;
+        (class < DRAIN_CLASSES && !(head && tag & HEAD_NEEDS_NO_ROOM != 0)).then_some(class)
+    }
+
+    /// The ejection queue of budgeted node `n` whose front flit has arrived and has room, round-robin over VCs.
+    fn budgeted_front(&self, n: usize, now: u64) -> Option<usize> {
+        let (vcs, depth) = (self.vcs, self.eject_depth);
+        let start = self.nodes[n].drain_rr as usize;
+        (0..vcs).map(|k| n * vcs + wrap(start + k, vcs)).find(|&q| {
+            if self.ej_len[q] == 0 {
+                return false;
+            }
+            let f = self.ej_buf[q * depth + self.ej_head[q] as usize];
+            f.arrival <= now && self.drain_class(f.packet, f.is_head()).map_or(true, |c| self.drain_room[n][c] > 0)
+        })
+    }
+
+    /// Drains one flit of budgeted node `n`, if one has arrived and has room, and records it.
+    fn drain_budgeted(&mut self, n: usize, now: u64) {
+        let Some(q) = self.budgeted_front(n, now) else { return };
+        // `pop_ejected` takes the round-robin choice: point it at the queue chosen here.
+        self.nodes[n].drain_rr = (q - n * self.vcs) as u8;
+        let (_, flit) = self.pop_ejected(n).expect("the front flit has arrived");
+        if let Some(c) = self.drain_class(flit.packet, flit.is_head()) {
+            self.drain_room[n][c] -= 1;
+        }
+        let rec = self.packets[flit.packet as usize];
+        let delivery = flit.is_tail().then(|| self.finish_packet(flit.packet));
+        self.drained_flits[n].push(DrainedFlit {
+            cycle: Cycle(now),
+            src: NodeId(rec.src),
+            payload: rec.payload,
+            tag: rec.tag,
+            seq: flit.seq,
+            delivery,
+        });
+    }
+
+    /// The next cycle budgeted node `n` may drain: the next cycle for an arrived flit with room, the arrival of
+    /// one on its way; a flit without room waits for [`Network::add_drain_room`], which wakes the node.
+    fn budgeted_wake(&self, n: usize, now: u64) -> u64 {
+        let (vcs, depth) = (self.vcs, self.eject_depth);
+        let mut next = u64::MAX;
+        for q in n * vcs..(n + 1) * vcs {
+            if self.ej_len[q] == 0 {
+                continue;
+            }
+            let f = self.ej_buf[q * depth + self.ej_head[q] as usize];
+            if f.arrival > now {
+                next = next.min(f.arrival);
+            } else if self.drain_class(f.packet, f.is_head()).map_or(true, |c| self.drain_room[n][c] > 0) {
+                next = next.min(now + 1);
+            }
+        }
+        next
     }
 
     fn inject_one(&mut self, n: usize, now: u64) {

@@ -18,6 +18,7 @@
 
 pub mod mpb;
 pub mod pimp;
+pub mod udn;
 
 use crate::config::{ChipConfig, NiKind};
 use crate::core::{Core, CoreEnv};
@@ -52,6 +53,7 @@ pub struct NiCounters {
 pub enum NiStats {
     Pimp(NiCounters),
     Mpb(mpb::MpbCounters),
+    Udn(udn::UdnCounters),
 }
 
 impl NiStats {
@@ -61,6 +63,7 @@ impl NiStats {
         match self {
             NiStats::Pimp(_) => 0,
             NiStats::Mpb(c) => c.stall_cycles,
+            NiStats::Udn(c) => c.credit_stall_cycles + c.recv_stall_cycles,
         }
     }
 }
@@ -120,6 +123,15 @@ pub trait NetworkInterface {
     /// Charges `iterations` taken iterations of the wait loop on `d`, each `period` cycles, that a sleeping core
     /// skipped.
     fn skip_waits(&mut self, core: &mut Core, d: &Decoded, iterations: u64, period: u64);
+
+    /// CSR number ranges `(first, last)` the interface serves: a core's CSR instruction there is handed to
+    /// [`NetworkInterface::execute`] in global time order, like an NI instruction.
+    fn csrs(&self) -> Vec<(u16, u16)> {
+        Vec::new()
+    }
+
+    /// Called once the chip's network exists, before anything runs (to set up what the interface keeps there).
+    fn attach(&mut self, _net: &mut Network) {}
 
     /// The cycle the core's current wait loop began, if its last instruction was such a loop iteration.
     fn waiting_since(&self, rank: usize) -> Option<u64>;
@@ -196,5 +208,6 @@ pub fn build(config: &ChipConfig, placement: Placement) -> Option<Box<dyn Networ
         NiKind::None => None,
         NiKind::Pimp => Some(Box::new(pimp::Pimp::new(&config.ni, placement))),
         NiKind::Mpb => Some(Box::new(mpb::Mpb::new(config, placement))),
+        NiKind::Udn => Some(Box::new(udn::Udn::new(config, placement))),
     }
 }

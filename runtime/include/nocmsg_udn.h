@@ -1,0 +1,114 @@
+/*
+ * nocmsg_udn.h: the Tilera-style user dynamic network (simulated chips with ni.kind = "udn";
+ * crates/chip/src/ni/udn.rs, docs/udn.md) as inline functions.
+ *
+ * The interface is CSR-mapped:
+ *   0x800 udn.send       write: a word into the output queue (a header when no packet is open, else payload)
+ *   0x801..0x804         read: the oldest word of tagged receive queue 0..3
+ *   0x805 udn.recvc      read: the oldest word of the catch-all queue
+ *   0x806 udn.irqen      read/write: bit q set: a word in queue q raises the arrival interrupt
+ *   0xcc0 udn.credits    read: free words in the output queue
+ *   0xcc1 udn.avail      read: bit q set while queue q (4: catch-all) holds a word
+ *   0xcc2..0xcc6         read: words in queue 0..3, catch-all
+ *
+ * A header is NOCMSG_UDN_HEADER(dest, length, tag): `length` payload words (1 to the chip's ni.udn.max_packet_words)
+ * follow it. Tags 0..3 send the payload to that tagged queue of the destination (the header is stripped); other
+ * tags go to its catch-all queue, preceded by a descriptor NOCMSG_UDN_HEADER(source, length, tag).
+ *
+ * As on the TilePro, writing a full output queue and reading an empty queue stall the core (the simulator lets a
+ * stalled core sleep, exactly). A packet holds its path through the network from its header to its last word:
+ * two cores that write long packets to each other before reading deadlock the network (NoCMsg's Figure 1).
+ */
+#ifndef NOCMSG_UDN_H
+#define NOCMSG_UDN_H
+
+#include <stdint.h>
+
+#define NOCMSG_UDN_QUEUES 5
+#define NOCMSG_UDN_CATCH_ALL 4
+#define NOCMSG_UDN_HEADER(dest, length, tag) \
+    ((uint64_t)(dest) | (uint64_t)(length) << 16 | (uint64_t)(tag) << 32)
+#define NOCMSG_UDN_FIELD_RANK(word) ((unsigned)((word) & 0xffff))
+#define NOCMSG_UDN_FIELD_LENGTH(word) ((unsigned)(((word) >> 16) & 0xffff))
+#define NOCMSG_UDN_FIELD_TAG(word) ((uint32_t)((word) >> 32))
+
+/* CSR instructions: the cores always have Zicsr, which -march=rv64imac does not name for newer assemblers. */
+#define NOCMSG_UDN_ZICSR_(insn) ".option push\n\t.option arch, +zicsr\n\t" insn "\n\t.option pop"
+
+/* Writes a word into the output queue (stalls while it is full). */
+static inline __attribute__((always_inline)) void nocmsg_udn_send(uint64_t word)
+{
+    __asm__ volatile(NOCMSG_UDN_ZICSR_("csrw 0x800, %0") : : "r"(word) : "memory");
+}
+
+/* Reads CSR `csr`. */
+#define NOCMSG_UDN_RECV_(csr)                                                                                   \
+    ({                                                                                                          \
+        uint64_t w_;                                                                                            \
+        __asm__ volatile(NOCMSG_UDN_ZICSR_("csrr %0, " #csr) : "=r"(w_) : : "memory");                          \
+        w_;                                                                                                     \
+    })
+
+/* Takes the oldest word of receive queue q (a constant 0..4; stalls while it is empty). */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_recv(unsigned q)
+{
+    switch (q) {
+    case 0:
+        return NOCMSG_UDN_RECV_(0x801);
+    case 1:
+        return NOCMSG_UDN_RECV_(0x802);
+    case 2:
+        return NOCMSG_UDN_RECV_(0x803);
+    case 3:
+        return NOCMSG_UDN_RECV_(0x804);
+    default:
+        return NOCMSG_UDN_RECV_(0x805);
+    }
+}
+
+/* Free words in the output queue: that many writes do not stall. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_credits(void)
+{
+    return NOCMSG_UDN_RECV_(0xcc0);
+}
+
+/* Bit q set while queue q holds a word. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_avail(void)
+{
+    return NOCMSG_UDN_RECV_(0xcc1);
+}
+
+/* Words in receive queue q (a constant 0..4): that many reads do not stall. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_count(unsigned q)
+{
+    switch (q) {
+    case 0:
+        return NOCMSG_UDN_RECV_(0xcc2);
+    case 1:
+        return NOCMSG_UDN_RECV_(0xcc3);
+    case 2:
+        return NOCMSG_UDN_RECV_(0xcc4);
+    case 3:
+        return NOCMSG_UDN_RECV_(0xcc5);
+    default:
+        return NOCMSG_UDN_RECV_(0xcc6);
+    }
+}
+
+/* Sets the queues whose arrivals raise the message-arrival interrupt (bit q: queue q); returns the old mask. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_irq_enable(uint64_t mask)
+{
+    uint64_t old;
+    __asm__ volatile(NOCMSG_UDN_ZICSR_("csrrw %0, 0x806, %1") : "=r"(old) : "r"(mask) : "memory");
+    return old;
+}
+
+/* A whole packet of n words (1..max) to core dest, tag `tag`: stalls while the output queue is full. */
+static inline void nocmsg_udn_send_packet(unsigned dest, uint32_t tag, const uint64_t *words, unsigned n)
+{
+    nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, n, tag));
+    for (unsigned i = 0; i < n; i++)
+        nocmsg_udn_send(words[i]);
+}
+
+#endif /* NOCMSG_UDN_H */
