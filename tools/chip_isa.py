@@ -4,14 +4,14 @@ library its cores' ISA (``core.isa``) calls for, and which port of libnocmsg its
 A program has to be built for the ISA of the chip that runs it: compressed instructions only where the cores have C,
 the hard-float ABI only where they have F or D (the simulator refuses anything else at load time). The ISA is the
 chip file's ``core.isa``; a chip without the key has RV64IM cores (the PIMP presets). Likewise libnocmsg talks to one
-kind of network interface: ``ni.kind = "mpb"`` needs the MPB port (lib/ports/mpb.c), every other chip gets the PIMP
-port (the default). The rules live here, in one place, so that the compiler wrapper, the MPI wrappers and their tests
+kind of network interface: ``ni.kind = "mpb"`` needs the MPB port (lib/ports/mpb.c), ``ni.kind = "udn"`` the UDN port
+(lib/ports/udn.c), every other chip gets the PIMP port (the default). The rules live here, in one place, so that the compiler wrapper, the MPI wrappers and their tests
 agree.
 
     chip_isa.py resolve PROG CHIP                    the chip file CHIP means (a path, or a preset name)
     chip_isa.py flags PROG [--chip CHIP] [--march M] [--mabi A]
                                                      "MARCH MABI PORT" for the chip (default RV64IM and the PIMP
-                                                     port, "pimp"; "mpb" for MPB chips); -march/-mabi the user gave
+                                                     port, "pimp"; "mpb" for MPB chips, "udn" for UDN chips); -march/-mabi the user gave
                                                      must agree with the chip's
     chip_isa.py multilib PROG CC MARCH MABI          checks that CC links a C library the cores can run
 
@@ -32,7 +32,7 @@ except ModuleNotFoundError:  # Python before 3.11: said in one line when a chip 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ISA = "rv64im"
 # libnocmsg's port for each ni.kind that has one of its own; other chips (and chips without [ni]) get the default.
-PORTS = {"mpb": "mpb"}
+PORTS = {"mpb": "mpb", "udn": "udn"}
 DEFAULT_PORT = "pimp"
 # What core.isa may say: RV64I, then the single-letter extensions in canonical order (D needs F), or G (= IMAFD);
 # Zicsr and Zifencei are always there and may be named.

@@ -611,7 +611,7 @@ MPI_Group MPI_Group_f2c(MPI_Fint group);
  * communicators and datatypes known only at run time cost a few loads more. Errors still go through the error
  * handler. Define NOCMSG_NO_INLINE to call the functions instead (needed by code that defines its own MPI_Send or
  * MPI_Recv, such as profiling wrappers). */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE)
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE)
 #include "nocmsg.h"
 
 #ifdef __cplusplus

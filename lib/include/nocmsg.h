@@ -321,9 +321,9 @@ int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm c
 #endif
 
 /* On simulated PIMP chips, blocking send and receive on NOCMSG_COMM_WORLD with constant datatype and tag are
- * inlined (define NOCMSG_NO_INLINE to call the library instead). Builds for MPB chips (NOCMSG_PORT_MPB, which
- * bin/nocmsg-cc defines from the chip) call the library: there a word costs memory accesses, not instructions. */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE)
+ * inlined (define NOCMSG_NO_INLINE to call the library instead). Builds for MPB and UDN chips (NOCMSG_PORT_MPB,
+ * NOCMSG_PORT_UDN, which bin/nocmsg-cc defines from the chip) call the library: their ports are out of line. */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE)
 #include "nocmsg_inline.h"
 #endif
 

@@ -1,8 +1,9 @@
 /*
  * port.h: what libnocmsg needs from a network interface. One implementation per NI kind (ports/<kind>.c).
  *
- * Which port a build uses: on the simulator (NOCMSG_SIM) the PIMP port, inline (pimp.h), or with NOCMSG_PORT_MPB the
- * MPB port (mpb.c), as bin/nocmsg-cc picks from the chip's ni.kind; natively the host port (host.c).
+ * Which port a build uses: on the simulator (NOCMSG_SIM) the PIMP port, inline (pimp.h), with NOCMSG_PORT_MPB the
+ * MPB port (mpb.c), with NOCMSG_PORT_UDN the UDN port (udn.c), as bin/nocmsg-cc picks from the chip's ni.kind;
+ * natively the host port (host.c).
  *
  * A port moves 64-bit words. Between any two ranks (and from a rank to itself) words arrive in the order they
  * were sent; words from different sources may interleave at the receiver, so the receiver asks who sent the next
@@ -16,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB)
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN)
 /* On a PIMP chip every call is a few instructions and is inlined. */
 #include "pimp.h"
 #else
@@ -107,6 +108,6 @@ void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
 struct nocmsg_wait_record;
 struct nocmsg_wait_record *nocmsg_port_wait_slot(void);
 
-#endif /* NOCMSG_SIM && !NOCMSG_PORT_MPB */
+#endif /* NOCMSG_SIM && !NOCMSG_PORT_MPB && !NOCMSG_PORT_UDN */
 
 #endif /* NOCMSG_PORT_H */

@@ -816,8 +816,9 @@ __attribute__((noinline)) int nocmsg_engine_rdv_send(int to, int ctx, int tag, c
      * nothing arrives; when words arrive on a full FIFO, the engine takes the rest (it drains them meanwhile). */
     size_t at = 0, words = (bytes + 7) / 8;
     int head_sent = 0;
-#ifdef NOCMSG_PORT_MPB
-    /* One publication for the two header words (on the MPB each push is a write to the receiver's MPB). */
+#if defined(NOCMSG_PORT_MPB) || defined(NOCMSG_PORT_UDN)
+    /* One publication for the two header words (on the MPB each push is a write to the receiver's MPB; on the UDN
+     * each push of a new run is a packet). */
     uint64_t data_head[2] = {MAKE_HDR(PK_DATA, 0, 0, 0), extra[1]};
     if ((head_sent = (int)nocmsg_port_push(to, data_head, 2)) == 2) {
 #else
@@ -961,7 +962,7 @@ __attribute__((noinline)) int nocmsg_engine_rdv_recv(int src, uint64_t h, void *
         took++;
     /* The CTS at once, word by word (on the MPB in one push: one publication). */
     size_t k = 0;
-#ifdef NOCMSG_PORT_MPB
+#if defined(NOCMSG_PORT_MPB) || defined(NOCMSG_PORT_UDN)
     uint64_t cts[3] = {MAKE_HDR(PK_CTS, 0, 0, 0), sender_req, (uint64_t)(uintptr_t)&eng.lean_rx};
     if (__builtin_expect(took == 2, 1))
         k = nocmsg_port_push(src, cts, 3);

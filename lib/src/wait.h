@@ -120,8 +120,9 @@ static inline void nocmsg_wait_progress(void)
     } while (0)
 
 /* The waits for the next word are single PIMP wait loops with a table entry (include/nocmsg_wait.h) on PIMP chips, and
- * calls of the port elsewhere (natively, and on MPB chips, which wait by polling memory). */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB)
+ * calls of the port elsewhere (natively, on MPB chips, which wait by polling memory, and on UDN chips, which wait by
+ * reading an empty queue). */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN)
 #define NOCMSG__WAIT_SITES 1
 #endif
 

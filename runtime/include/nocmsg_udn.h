@@ -10,6 +10,7 @@
  *   0xcc0 udn.credits    read: free words in the output queue
  *   0xcc1 udn.avail      read: bit q set while queue q (4: catch-all) holds a word
  *   0xcc2..0xcc6         read: words in queue 0..3, catch-all
+ *   0xcc7 udn.maxlen     read: the longest payload a header may announce (the chip's ni.udn.max_packet_words)
  *
  * A header is NOCMSG_UDN_HEADER(dest, length, tag): `length` payload words (1 to the chip's ni.udn.max_packet_words)
  * follow it. Tags 0..3 send the payload to that tagged queue of the destination (the header is stripped); other
@@ -93,6 +94,12 @@ static inline __attribute__((always_inline)) uint64_t nocmsg_udn_count(unsigned 
     default:
         return NOCMSG_UDN_RECV_(0xcc6);
     }
+}
+
+/* The longest payload a header may announce. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_max_packet(void)
+{
+    return NOCMSG_UDN_RECV_(0xcc7);
 }
 
 /* Sets the queues whose arrivals raise the message-arrival interrupt (bit q: queue q); returns the old mask. */

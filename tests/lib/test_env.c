@@ -54,6 +54,8 @@ void test_env(void)
     CHECK(port != NULL && port[0] != '\0', "nocmsg_port_name is empty");
 #if defined(NOCMSG_SIM) && defined(NOCMSG_PORT_MPB)
     const char *want_port = "mpb";
+#elif defined(NOCMSG_SIM) && defined(NOCMSG_PORT_UDN)
+    const char *want_port = "udn";
 #elif defined(NOCMSG_SIM)
     const char *want_port = "pimp";
 #else

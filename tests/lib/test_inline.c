@@ -8,7 +8,8 @@
 
 #include "check.h"
 
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE) && !defined(nocmsg_send)
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE) &&      \
+    !defined(nocmsg_send)
 #error "nocmsg.h should inline nocmsg_send on simulated builds"
 #endif
 

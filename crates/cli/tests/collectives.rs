@@ -1,7 +1,7 @@
 //! libnocmsg's collectives suite (`tests/coll`, see its README) on both ports: built once with `bin/nocmsg-cc` for
 //! the simulated PIMP chips and once with `bin/nocmsg-cc-native`, then run natively on 1 to 9 ranks (powers of two
 //! and not) and on every core of pimp-2x2, pimp-3x3 and pimp-4x4, and built for the MPB port (`--chip mpb-2x2`) on
-//! the 4 cores of mpb-2x2. The suite checks every algorithm of every
+//! the 4 cores of mpb-2x2 and for the UDN port (`--chip udn-2x2`) on the 4 cores of udn-2x2. The suite checks every algorithm of every
 //! collective operation against a naive reference computed on each rank, so a run passes only if all of them agree
 //! with MPI's semantics; these tests assert that it passed and that rank 0 said so, and nothing else was printed.
 //!
@@ -20,6 +20,8 @@ struct Builds {
     sim: PathBuf,
     /// For the MPB chips (lib/ports/mpb.c).
     sim_mpb: PathBuf,
+    /// For the UDN chips (lib/ports/udn.c).
+    sim_udn: PathBuf,
     native: PathBuf,
 }
 
@@ -28,10 +30,16 @@ fn builds() -> &'static Builds {
     static BUILDS: OnceLock<Builds> = OnceLock::new();
     BUILDS.get_or_init(|| {
         let dir = scratch("collectives");
-        let builds = Builds { sim: dir.join("coll.elf"), sim_mpb: dir.join("coll-mpb.elf"), native: dir.join("coll") };
+        let builds = Builds {
+            sim: dir.join("coll.elf"),
+            sim_mpb: dir.join("coll-mpb.elf"),
+            sim_udn: dir.join("coll-udn.elf"),
+            native: dir.join("coll"),
+        };
         for (wrapper, flags, out) in [
             ("nocmsg-cc", &[][..], &builds.sim),
             ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.sim_mpb),
+            ("nocmsg-cc", &["--chip", "udn-2x2"][..], &builds.sim_udn),
             ("nocmsg-cc-native", &[][..], &builds.native),
         ] {
             let cc = root().join("bin").join(wrapper);
@@ -76,7 +84,11 @@ fn native_passes(ranks: usize) {
 /// about four times what a passing run takes (0.34G, 0.60G and 0.88G cycles on pimp-2x2, 3x3 and 4x4, 0.40G on
 /// mpb-2x2), so a hang ends as a failure instead of a stuck test. MPB chips run the MPB build.
 fn simulated_passes(chip_name: &str, cores: usize, max_cycles: u64) {
-    let build = if chip_name.starts_with("mpb-") { &builds().sim_mpb } else { &builds().sim };
+    let build = match chip_name {
+        c if c.starts_with("mpb-") => &builds().sim_mpb,
+        c if c.starts_with("udn-") => &builds().sim_udn,
+        _ => &builds().sim,
+    };
     let suite = build.display().to_string();
     let out = nocmsg(&["run", "--chip", &chip(chip_name), "--max-cycles", &max_cycles.to_string(), &suite]);
     let what = format!("{chip_name}, {cores} cores");
@@ -102,6 +114,12 @@ fn collectives_pass_on_the_4_cores_of_pimp_2x2() {
 #[test]
 fn collectives_pass_on_the_4_cores_of_mpb_2x2() {
     simulated_passes("mpb-2x2", 4, 1_600_000_000);
+}
+
+/// 0.35G cycles.
+#[test]
+fn collectives_pass_on_the_4_cores_of_udn_2x2() {
+    simulated_passes("udn-2x2", 4, 1_500_000_000);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //!
 //! The same suite built for the MPB port (`bin/nocmsg-cc --chip mpb-2x2`: lib/ports/mpb.c) runs on the 4 cores of
 //! mpb-2x2 (16-bit counts, rings of 4 KiB) and on 8 cores of mpb-8x8 (byte counts, rings of 2 KiB), and must give the
-//! native checksums of 4 and 8 ranks.
+//! native checksums of 4 and 8 ranks; built for the UDN port (`--chip udn-2x2`: lib/ports/udn.c) it runs on udn-2x2
+//! and the 16 cores of udn-4x4, with the native checksums of 4 and 16 ranks.
 //!
 //! The simulated suite also runs on pimp-2x2 built with `-DNOCMSG_NO_INLINE`, so the library's own paths are
 //! checked as well as the inline fast paths of `nocmsg_inline.h`; the ping-pong benchmark's cycle counts on
@@ -31,6 +32,8 @@ struct Builds {
     sim_no_inline: PathBuf,
     /// Simulated, for the MPB chips (lib/ports/mpb.c).
     sim_mpb: PathBuf,
+    /// Simulated, for the UDN chips (lib/ports/udn.c).
+    sim_udn: PathBuf,
     native: PathBuf,
 }
 
@@ -43,12 +46,14 @@ fn builds() -> &'static Builds {
             sim: dir.join("suite.elf"),
             sim_no_inline: dir.join("suite-no-inline.elf"),
             sim_mpb: dir.join("suite-mpb.elf"),
+            sim_udn: dir.join("suite-udn.elf"),
             native: dir.join("suite"),
         };
         for (wrapper, flags, out) in [
             ("nocmsg-cc", &[][..], &builds.sim),
             ("nocmsg-cc", &["-DNOCMSG_NO_INLINE"][..], &builds.sim_no_inline),
             ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.sim_mpb),
+            ("nocmsg-cc", &["--chip", "udn-2x2"][..], &builds.sim_udn),
             ("nocmsg-cc-native", &[][..], &builds.native),
         ] {
             let cc = root().join("bin").join(wrapper);
@@ -78,7 +83,7 @@ fn native(ranks: usize) -> &'static Output {
 /// `nocmsg run` on every core of a chip, once per test run and chip (`pimp-2x2-no-inline`: pimp-2x2 running the
 /// build without inline fast paths; the MPB chips run the MPB build, mpb-8x8 on its first 8 cores).
 fn simulated(chip_name: &str) -> &'static Output {
-    static RUNS: [OnceLock<Output>; 5] = [const { OnceLock::new() }; 5];
+    static RUNS: [OnceLock<Output>; 7] = [const { OnceLock::new() }; 7];
     let (slot, extra): (usize, &[&str]) = match chip_name {
         "pimp-2x2" => (0, &[]),
         "pimp-4x4" => (1, &["--max-cycles", "2000000000"]),
@@ -87,12 +92,16 @@ fn simulated(chip_name: &str) -> &'static Output {
         "mpb-2x2" => (3, &["--max-cycles", "200000000"]),
         // About 45M cycles.
         "mpb-8x8" => (4, &["-n", "8", "--max-cycles", "300000000"]),
+        // About 35M and 41M cycles.
+        "udn-2x2" => (5, &["--max-cycles", "200000000"]),
+        "udn-4x4" => (6, &["--max-cycles", "200000000"]),
         other => panic!("no run set up for chip {other}"),
     };
     RUNS[slot].get_or_init(|| {
         let (c, build) = match chip_name.strip_suffix("-no-inline") {
             Some(name) => (chip(name), &builds().sim_no_inline),
             None if chip_name.starts_with("mpb-") => (chip(chip_name), &builds().sim_mpb),
+            None if chip_name.starts_with("udn-") => (chip(chip_name), &builds().sim_udn),
             None => (chip(chip_name), &builds().sim),
         };
         let suite = build.display().to_string();
@@ -175,6 +184,12 @@ fn suite_passes_on_the_mpb_port_on_mpb_2x2_and_8_cores_of_mpb_8x8() {
 }
 
 #[test]
+fn suite_passes_on_the_udn_port_on_udn_2x2_and_udn_4x4() {
+    simulated_passed("udn-2x2", 4);
+    simulated_passed("udn-4x4", 16);
+}
+
+#[test]
 fn random_pattern_checksums_agree_between_native_and_simulated() {
     // Same rank count, same messages, same bytes: the ports must deliver identical contents.
     assert_eq!(native_passed(4), simulated_passed("pimp-2x2", 4), "4 ranks: native vs pimp-2x2");
@@ -182,6 +197,8 @@ fn random_pattern_checksums_agree_between_native_and_simulated() {
     assert_eq!(native_passed(16), simulated_passed("pimp-4x4", 16), "16 ranks: native vs pimp-4x4");
     assert_eq!(native_passed(4), simulated_passed("mpb-2x2", 4), "4 ranks: native vs mpb-2x2");
     assert_eq!(native_passed(8), simulated_passed("mpb-8x8", 8), "8 ranks: native vs 8 cores of mpb-8x8");
+    assert_eq!(native_passed(4), simulated_passed("udn-2x2", 4), "4 ranks: native vs udn-2x2");
+    assert_eq!(native_passed(16), simulated_passed("udn-4x4", 16), "16 ranks: native vs udn-4x4");
 }
 
 /// bench/micro/pingpong on pimp-4x4 up to 1 KiB (past the eager limit of 512 B, so the rendezvous handshake is in),

@@ -1,10 +1,11 @@
 //! The MPI differential test set (`tests/mpi`, see its README): plain MPI C programs whose output must be the same
-//! under any correct MPI. Each is built four ways (Debian's MPICH with `mpicc.mpich`, libnocmsg natively with
-//! `bin/nocmsg-cc-native`, libnocmsg for the simulated PIMP chips with `bin/nocmsg-cc` and for the MPB chips with
-//! `bin/nocmsg-cc --chip mpb-2x2`), run on 4 ranks four ways (`mpirun.mpich`, `nocmsg native`, `nocmsg run` on
-//! pimp-4x4 and on mpb-2x2), and all four outputs must equal the program's `.expected` file, which is MPICH's output
-//! on 4 ranks. A few programs also run on 16 ranks, natively, on the 16 cores of pimp-4x4 and on 16 cores of mpb-8x8,
-//! and must end with their `done` line and report no failure; ring also on all 64 cores of mpb-8x8.
+//! under any correct MPI. Each is built five ways (Debian's MPICH with `mpicc.mpich`, libnocmsg natively with
+//! `bin/nocmsg-cc-native`, libnocmsg for the simulated PIMP chips with `bin/nocmsg-cc`, for the MPB chips with
+//! `bin/nocmsg-cc --chip mpb-2x2` and for the UDN chips with `--chip udn-2x2`), run on 4 ranks five ways
+//! (`mpirun.mpich`, `nocmsg native`, `nocmsg run` on pimp-4x4, mpb-2x2 and udn-2x2), and all five outputs must equal
+//! the program's `.expected` file, which is MPICH's output on 4 ranks. A few programs also run on 16 ranks, natively,
+//! on the 16 cores of pimp-4x4, on 16 cores of mpb-8x8 and on udn-4x4, and must end with their `done` line and report
+//! no failure; ring also on all 64 cores of mpb-8x8 and of tilepro-64.
 //!
 //! One test per program, so a failure names it; each binary is built once per test run, the first time a test
 //! needs it. Nothing is skipped: without MPICH the tests fail and say how to install it. One more test holds
@@ -36,10 +37,13 @@ enum Mpi {
     /// libnocmsg's MPB port on a simulated MPB chip: `bin/nocmsg-cc --chip mpb-2x2`, `nocmsg run` on mpb-2x2 (up to
     /// 4 ranks) or mpb-8x8.
     SimulatedMpb,
+    /// libnocmsg's UDN port on a simulated UDN chip: `bin/nocmsg-cc --chip udn-2x2`, `nocmsg run` on udn-2x2 (up to
+    /// 4 ranks), udn-4x4 (up to 16) or tilepro-64.
+    SimulatedUdn,
 }
 
 impl Mpi {
-    const ALL: [Mpi; 4] = [Mpi::Mpich, Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb];
+    const ALL: [Mpi; 5] = [Mpi::Mpich, Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb, Mpi::SimulatedUdn];
 
     fn name(self) -> &'static str {
         match self {
@@ -47,6 +51,7 @@ impl Mpi {
             Mpi::Native => "nocmsg native",
             Mpi::Simulated => "nocmsg run on pimp-4x4",
             Mpi::SimulatedMpb => "nocmsg run on mpb-2x2 (mpb-8x8 past 4 ranks)",
+            Mpi::SimulatedUdn => "nocmsg run on udn-2x2 (udn-4x4 up to 16 ranks, tilepro-64 past)",
         }
     }
 
@@ -56,6 +61,7 @@ impl Mpi {
             Mpi::Native => "native",
             Mpi::Simulated => "elf",
             Mpi::SimulatedMpb => "mpb.elf",
+            Mpi::SimulatedUdn => "udn.elf",
         }
     }
 }
@@ -96,9 +102,13 @@ fn binary(program: &str, mpi: Mpi) -> &'static Path {
         let compiler = match mpi {
             Mpi::Mpich => mpich_tool("mpicc.mpich"),
             Mpi::Native => root().join("bin/nocmsg-cc-native"),
-            Mpi::Simulated | Mpi::SimulatedMpb => root().join("bin/nocmsg-cc"),
+            Mpi::Simulated | Mpi::SimulatedMpb | Mpi::SimulatedUdn => root().join("bin/nocmsg-cc"),
         };
-        let chip_args: &[&str] = if mpi == Mpi::SimulatedMpb { &["--chip", "mpb-2x2"] } else { &[] };
+        let chip_args: &[&str] = match mpi {
+            Mpi::SimulatedMpb => &["--chip", "mpb-2x2"],
+            Mpi::SimulatedUdn => &["--chip", "udn-2x2"],
+            _ => &[],
+        };
         run_checked(
             Command::new(&compiler).args(chip_args).args(CFLAGS).arg(&source).arg("-o").arg(&out).arg("-lm"),
             &format!("{program}.c for {}: {}", mpi.name(), compiler.display()),
@@ -142,6 +152,18 @@ fn run(program: &str, mpi: Mpi, ranks: usize) -> Output {
             let mpb_chip = if ranks <= 4 { "mpb-2x2" } else { "mpb-8x8" };
             let mut cmd = nocmsg();
             cmd.args(["run", "--chip", &chip(mpb_chip), "-n", &n, "--no-prefix"])
+                .args(["--max-cycles", &SIM_MAX_CYCLES.to_string()])
+                .arg(exe);
+            cmd
+        }
+        Mpi::SimulatedUdn => {
+            let udn_chip = match ranks {
+                0..=4 => "udn-2x2",
+                5..=16 => "udn-4x4",
+                _ => "tilepro-64",
+            };
+            let mut cmd = nocmsg();
+            cmd.args(["run", "--chip", &chip(udn_chip), "-n", &n, "--no-prefix"])
                 .args(["--max-cycles", &SIM_MAX_CYCLES.to_string()])
                 .arg(exe);
             cmd
@@ -204,10 +226,10 @@ fn expected_output(program: &str) -> String {
     expected
 }
 
-/// What is wrong with the program's runs on 4 ranks natively, on pimp-4x4 and on mpb-2x2, one report per run that
-/// differs.
+/// What is wrong with the program's runs on 4 ranks natively, on pimp-4x4, mpb-2x2 and udn-2x2, one report per run
+/// that differs.
 fn nocmsg_mismatches(program: &str, expected: &str) -> Vec<String> {
-    [Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb].iter().filter_map(|&m| mismatch(program, m, expected)).collect()
+    [Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb, Mpi::SimulatedUdn].iter().filter_map(|&m| mismatch(program, m, expected)).collect()
 }
 
 /// The program's output on 4 ranks under MPICH, nocmsg native and nocmsg on pimp-4x4 equals its `.expected`.
@@ -229,10 +251,10 @@ fn same_output_on_nocmsg(program: &str) {
     assert!(reports.is_empty(), "{program}: nocmsg differs from its golden file\n\n{}", reports.join("\n"));
 }
 
-/// On 16 ranks (natively, on all 16 cores of pimp-4x4 and on 16 cores of mpb-8x8) the program passes: success, its
-/// `done` line last, no failure report. The other lines may differ from the 4-rank golden file.
+/// On 16 ranks (natively, on all 16 cores of pimp-4x4, on 16 cores of mpb-8x8 and on udn-4x4) the program passes:
+/// success, its `done` line last, no failure report. The other lines may differ from the 4-rank golden file.
 fn passes_on_16_ranks(program: &str) {
-    passes_on(program, 16, &[Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb]);
+    passes_on(program, 16, &[Mpi::Native, Mpi::Simulated, Mpi::SimulatedMpb, Mpi::SimulatedUdn]);
 }
 
 /// passes_on_16_ranks for any number of ranks and implementations.
@@ -326,6 +348,12 @@ fn jacobi_on_16_ranks() {
 #[test]
 fn ring_on_the_64_cores_of_mpb_8x8() {
     passes_on("ring", 64, &[Mpi::SimulatedMpb]);
+}
+
+/// The UDN port on every core of tilepro-64: 64 ranks streaming through 4-credit output queues.
+#[test]
+fn ring_on_the_64_cores_of_tilepro_64() {
+    passes_on("ring", 64, &[Mpi::SimulatedUdn]);
 }
 
 #[test]

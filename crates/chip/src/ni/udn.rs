@@ -12,6 +12,7 @@
 //! | `udn.credits`    | 0xcc0           | read   | free words in the output queue                                  |
 //! | `udn.avail`      | 0xcc1           | read   | bit q set while queue q (4: catch-all) holds a word             |
 //! | `udn.count0..c`  | 0xcc2..=0xcc6   | read   | words in queue 0..3, catch-all                                  |
+//! | `udn.maxlen`     | 0xcc7           | read   | the longest payload a header may announce (`max_packet_words`)  |
 //!
 //! A header is `destination rank | length << 16 | tag << 32`: `length` payload words (1 to
 //! `ni.udn.max_packet_words`) follow it. Tags 0 to 3 name the tagged queue the payload goes to (the header is
@@ -51,15 +52,14 @@ pub const CSR_CREDITS: u16 = 0xcc0;
 pub const CSR_AVAIL: u16 = 0xcc1;
 /// `udn.count0`: the first of five occupancy counts.
 pub const CSR_COUNT: u16 = 0xcc2;
+/// `udn.maxlen`: the longest payload a packet may have.
+pub const CSR_MAX_PACKET: u16 = 0xcc7;
 /// Receive queues: four tagged ones and the catch-all.
 pub const QUEUES: usize = 5;
 pub const CATCH_ALL: usize = 4;
 
 /// The CSR ranges the interface owns (inclusive).
-pub const CSR_RANGES: [(u16, u16); 2] = [
-    (CSR_SEND, CSR_IRQ_ENABLE),
-    (CSR_CREDITS, CSR_COUNT + QUEUES as u16 - 1),
-];
+pub const CSR_RANGES: [(u16, u16); 2] = [(CSR_SEND, CSR_IRQ_ENABLE), (CSR_CREDITS, CSR_MAX_PACKET)];
 
 /// Per-core counters of the UDN interface (`ni` in `stats.json`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -362,6 +362,12 @@ impl Udn {
                 Ok(Some(
                     self.sides[rank].queues[usize::from(c - CSR_COUNT)].len() as u64,
                 ))
+            }
+            CSR_MAX_PACKET => {
+                if write.is_some() {
+                    return Err(read_only("udn.maxlen"));
+                }
+                Ok(Some(u64::from(self.cfg.max_packet_words)))
             }
             _ => Err(format!("CSR {csr:#x} is not a UDN register")),
         }

@@ -1,0 +1,363 @@
+/*
+ * udn.c: the port for Tilera-style user dynamic networks (simulated chips with ni.kind = "udn", built with
+ * -DNOCMSG_PORT_UDN; runtime/include/nocmsg_udn.h, crates/chip/src/ni/udn.rs). docs/udn.md describes the protocol.
+ *
+ * The library's words travel in UDN packets to tagged queue 0 of the receiver: the hardware header (destination,
+ * length, tag 0), then a source word (this rank | words that follow << 16), then the words. The hardware strips the
+ * header; the source word tells the receiver whose words follow and how many, as NoCMsg's packets carry their
+ * source in software. Packets from different senders never interleave in a queue (a packet holds its path from
+ * header to tail), so the receiver follows one packet at a time.
+ *
+ * NoCMsg's work loop, which keeps every MPI-correct program deadlock-free on a network that deadlocks when cores
+ * block on sends (NoCMsg's Figure 1), lives in the progress engine (src/engine.c): it pushes what the port takes
+ * and drains every arriving word into software buffers before it pushes again. The port's part is never to block
+ * on a send: it writes only as many words as the output queue has credits (udn.credits) and returns how many it
+ * took. A packet it has begun stays open across calls (its length was announced in its header), so the next words
+ * to that destination continue it and words to another destination wait until it is complete; the engine sends a
+ * rank's messages in order and always finishes the one it has begun, so the open packet is always the one it goes
+ * on with.
+ *
+ * Waiting for a word is a read of the empty queue, which stalls the core; the simulator lets a stalled core sleep,
+ * so a waiting rank costs nothing until its word lands. The word read ahead is kept for the next pull.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <nocmsg_core.h>
+#include <nocmsg_semihost.h>
+#include <nocmsg_udn.h>
+
+#include "../include/nocmsg.h"
+#include "port.h"
+
+/* The library's traffic goes to tagged queue 0 (queue 1 is the barrier's: src/coll/barrier/udn_tree.c). */
+enum { Q = 0 };
+
+static struct {
+    int me, n;
+    unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
+    /* sending */
+    int open_dest;       /* destination of the packet being written, -1 when none is */
+    unsigned open_left;  /* its words still to write */
+    /* receiving */
+    int cur_src;         /* source of the packet being taken from queue 0 */
+    unsigned cur_left;   /* its words not yet read from the queue */
+    int ahead_valid;     /* a word of it read ahead while waiting */
+    uint64_t ahead;
+} udn;
+
+int nocmsg_port_init(int *rank, int *size)
+{
+    memset(&udn, 0, sizeof udn);
+    udn.me = (int)nocmsg_core_id();
+    udn.n = (int)nocmsg_num_cores();
+    udn.max_words = (unsigned)nocmsg_udn_max_packet();
+    udn.open_dest = -1;
+    udn.cur_src = -1;
+    if (udn.max_words < 2 || udn.n > 0xffff)
+        return NOCMSG_ERR_INTERN;
+    *rank = udn.me;
+    *size = udn.n;
+    return NOCMSG_SUCCESS;
+}
+
+void nocmsg_port_finalize(void) {}
+
+const char *nocmsg_port_kind(void)
+{
+    return "udn";
+}
+
+/* ---- sending ---------------------------------------------------------------------------------------- */
+
+/* Writes up to n of words to dest, `total` (>= n) being the words the caller will send to dest in sequence (the
+ * length a new packet announces, up to the packet limit), as far as the output queue has credits; returns how many
+ * it wrote. Never stalls. */
+static size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
+{
+    if (n == 0 || (udn.open_dest >= 0 && udn.open_dest != dest))
+        return 0;
+    size_t k = 0;
+    uint64_t credits = nocmsg_udn_credits();
+    while (k < n) {
+        if (udn.open_dest < 0) {
+            /* A new packet needs room for its header, its source word and one word. */
+            if (credits < 3 && (credits = nocmsg_udn_credits()) < 3)
+                break;
+            size_t len = total - k + 1;
+            if (len > udn.max_words)
+                len = udn.max_words;
+            nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len, Q));
+            nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(len - 1) << 16);
+            credits -= 2;
+            udn.open_dest = dest;
+            udn.open_left = (unsigned)(len - 1);
+        }
+        size_t m = n - k < udn.open_left ? n - k : udn.open_left;
+        if (m > credits && (credits = nocmsg_udn_credits()) < m)
+            m = (size_t)credits;
+        for (size_t i = 0; i < m; i++)
+            nocmsg_udn_send(words[k + i]);
+        k += m;
+        credits -= m;
+        udn.open_left -= (unsigned)m;
+        if (udn.open_left == 0)
+            udn.open_dest = -1;
+        if (m == 0)
+            break;
+    }
+    return k;
+}
+
+size_t nocmsg_port_push(int dest, const uint64_t *words, size_t n)
+{
+    return push_run(dest, words, n, n);
+}
+
+int nocmsg_port_push1(int dest, uint64_t word)
+{
+    return push_run(dest, &word, 1, 1) == 1;
+}
+
+size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payload, size_t n)
+{
+    if (push_run(dest, &header, 1, n + 1) == 0)
+        return 0;
+    return 1 + push_run(dest, payload, n, n);
+}
+
+/* Words [from, words) of a `bytes`-byte message at buf (any alignment; the last word's bytes past the message are
+ * zero), `total` the words the caller sends in sequence from `from` on; returns the position reached. */
+static size_t push_bytes_run(int dest, const void *buf, size_t bytes, size_t from, size_t total)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    const unsigned char *b = buf;
+    if (((uintptr_t)buf & 7) == 0 && from < whole) {
+        size_t k = push_run(dest, (const uint64_t *)buf + from, whole - from, total);
+        total -= k;
+        from += k;
+        if (from < whole)
+            return from;
+    }
+    /* Misaligned words and the last part word, through an aligned copy, a few at a time. */
+    while (from < words) {
+        uint64_t copy[16];
+        size_t m = words - from < 16 ? words - from : 16;
+        size_t end = 8 * (from + m) < bytes ? 8 * (from + m) : bytes;
+        copy[m - 1] = 0;
+        memcpy(copy, b + 8 * from, end - 8 * from);
+        size_t k = push_run(dest, copy, m, total);
+        total -= k;
+        from += k;
+        if (k < m)
+            break;
+    }
+    return from;
+}
+
+size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t from)
+{
+    size_t words = (bytes + 7) / 8;
+    return from < words ? push_bytes_run(dest, buf, bytes, from, words - from) : from;
+}
+
+size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8;
+    if (push_run(dest, &header, 1, words + 1) == 0)
+        return 0;
+    return 1 + (words ? push_bytes_run(dest, buf, bytes, 0, words) : 0);
+}
+
+/* A word has arrived for this rank (read ahead, or in queue 0). */
+static inline int word_waiting(void)
+{
+    return udn.ahead_valid || nocmsg_udn_count(Q) != 0;
+}
+
+/* Whether a push could write a word now: the open packet needs one credit, a new one three. */
+static inline int can_push(void)
+{
+    return nocmsg_udn_credits() >= (udn.open_dest >= 0 ? 1u : 3u);
+}
+
+size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from)
+{
+    size_t words = (bytes + 7) / 8;
+    for (;;) {
+        from = nocmsg_port_push_bytes(dest, buf, bytes, from);
+        if (from == words || word_waiting())
+            return from;
+        while (!can_push())
+            if (word_waiting())
+                return from;
+    }
+}
+
+/* ---- receiving -------------------------------------------------------------------------------------- */
+
+static inline void begin_packet(uint64_t source_word)
+{
+    udn.cur_src = (int)NOCMSG_UDN_FIELD_RANK(source_word);
+    udn.cur_left = NOCMSG_UDN_FIELD_LENGTH(source_word);
+}
+
+int nocmsg_port_poll(int *src)
+{
+    if (!udn.ahead_valid) {
+        uint64_t there = nocmsg_udn_count(Q);
+        if (there == 0)
+            return 0;
+        if (udn.cur_left == 0) {
+            begin_packet(nocmsg_udn_recv(Q));
+            if (there == 1)
+                return 0; /* its first word is still on its way */
+        }
+    }
+    *src = udn.cur_src;
+    return 1;
+}
+
+uint64_t nocmsg_port_pull1_from(int src)
+{
+    (void)src;
+    if (udn.ahead_valid) {
+        udn.ahead_valid = 0;
+        return udn.ahead;
+    }
+    udn.cur_left--;
+    return nocmsg_udn_recv(Q);
+}
+
+int nocmsg_port_next(void)
+{
+    if (!udn.ahead_valid) {
+        if (udn.cur_left == 0)
+            begin_packet(nocmsg_udn_recv(Q)); /* stalls (asleep) until a packet comes */
+        udn.ahead = nocmsg_udn_recv(Q);
+        udn.ahead_valid = 1;
+        udn.cur_left--;
+    }
+    return udn.cur_src;
+}
+
+/* Takes up to n words of src's stream; with `wait`, reads words still on their way (stalling), else only those
+ * there. Stops when the next packet is another source's. */
+static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
+{
+    size_t k = 0;
+    if (udn.cur_src != src && udn.cur_left == 0 && !udn.ahead_valid && k < n) {
+        /* src's words may start with the next packet. */
+        if (!wait && nocmsg_udn_count(Q) == 0)
+            return 0;
+        begin_packet(nocmsg_udn_recv(Q));
+    }
+    if (udn.cur_src != src)
+        return 0;
+    if (udn.ahead_valid && n > 0) {
+        words[k++] = udn.ahead;
+        udn.ahead_valid = 0;
+    }
+    while (k < n) {
+        if (udn.cur_left == 0) {
+            /* The next packet: go on if it is src's. */
+            if (!wait && nocmsg_udn_count(Q) == 0)
+                break;
+            begin_packet(nocmsg_udn_recv(Q));
+            if (udn.cur_src != src)
+                break;
+        }
+        size_t m = n - k < udn.cur_left ? n - k : udn.cur_left;
+        if (!wait) {
+            uint64_t there = nocmsg_udn_count(Q);
+            if (there < m)
+                m = (size_t)there;
+            if (m == 0)
+                break;
+        }
+        for (size_t i = 0; i < m; i++)
+            words[k + i] = nocmsg_udn_recv(Q);
+        k += m;
+        udn.cur_left -= (unsigned)m;
+    }
+    return k;
+}
+
+size_t nocmsg_port_pull(int src, uint64_t *words, size_t n)
+{
+    return pull_run(src, words, n, 0);
+}
+
+size_t nocmsg_port_pull_wait(int src, uint64_t *words, size_t n)
+{
+    return pull_run(src, words, n, 1);
+}
+
+int nocmsg_port_take(int src, uint64_t *word)
+{
+    return pull_run(src, word, 1, 1) == 1;
+}
+
+size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8, k = 0;
+    if (((uintptr_t)buf & 7) == 0)
+        k = pull_run(src, buf, whole, 1);
+    unsigned char *b = buf;
+    while (k < words) {
+        uint64_t w;
+        if (pull_run(src, &w, 1, 1) != 1)
+            break;
+        size_t left = bytes - 8 * k;
+        memcpy(b + 8 * k, &w, left < 8 ? left : 8);
+        k++;
+    }
+    return k;
+}
+
+void nocmsg_port_wait(int sending)
+{
+    if (!sending) {
+        nocmsg_port_next(); /* reads the next word ahead, stalling (asleep) until it lands */
+        return;
+    }
+    /* A word may arrive or a credit come back first; no single read waits for both. */
+    while (!word_waiting() && !can_push())
+        ;
+}
+
+/* ---- the rest --------------------------------------------------------------------------------------- */
+
+void nocmsg_port_mesh(int *width, int *height, int *concentration)
+{
+    *width = (int)nocmsg_boot.mesh_width;
+    *height = (int)nocmsg_boot.mesh_height;
+    *concentration = (int)nocmsg_boot.concentration;
+}
+
+size_t nocmsg_port_eager_limit(void)
+{
+    return NOCMSG__PIMP_EAGER_LIMIT; /* the same as PIMP's, so that programs behave the same on both */
+}
+
+double nocmsg_port_wtime(void)
+{
+    return (double)nocmsg_cycles() / (double)nocmsg_frequency_hz();
+}
+
+double nocmsg_port_wtick(void)
+{
+    return 1.0 / (double)nocmsg_frequency_hz();
+}
+
+void nocmsg_port_abort(int code)
+{
+    int64_t block[1] = {code};
+    nocmsg_semihost(NOCMSG_SYS_ABORT, block);
+    exit(code ? code : 1); /* not reached on the simulator */
+}
+
+struct nocmsg_wait_record *nocmsg_port_wait_slot(void)
+{
+    return NULL;
+}
