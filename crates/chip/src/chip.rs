@@ -458,6 +458,7 @@ impl Chip {
                         }
                     }
                     RunStop::Ni(d) => sched.at_ni(rank, core.hart.cycle, d),
+                    RunStop::InterruptCheck => sched.at_ni(rank, core.hart.cycle, INTERRUPT_CHECK),
                 }
             }
             if sched.is_idle() {
@@ -520,6 +521,11 @@ impl Chip {
                 while abort.map_or(true, |(at, _)| t < at) {
                     let Some((rank, d)) = sched.pop_at(t) else { break };
                     let core = &mut self.cores[rank];
+                    if d == INTERRUPT_CHECK {
+                        ni.interrupt_check(core, net, &self.env);
+                        sched.ready.push(rank);
+                        continue;
+                    }
                     match ni.execute(core, d, net, &self.env) {
                         NiOutcome::Continue => sched.ready.push(rank),
                         NiOutcome::Blocked => sched.block(rank),
@@ -784,6 +790,10 @@ struct Sleep {
     next_check: u64,
     period: u64,
 }
+
+/// Stands for "ask the interface whether to take the interrupt" among the NI instructions due ([`RunStop::InterruptCheck`]):
+/// no real instruction is 0 bytes long.
+const INTERRUPT_CHECK: Decoded = Decoded { op: riscv::Op::Wfi, rd: 0, rs1: 0, rs2: 0, rs3: 0, len: 0, imm: 0 };
 
 /// Which cores can run on, which wait at an NI instruction (by cycle), and which sleep in wait loops.
 struct Scheduler {

@@ -170,6 +170,23 @@ pub enum RunStop {
     /// interface (a custom instruction, or a load or store in its address ranges): the chip runs it once the
     /// network has caught up with the core.
     Ni(Decoded),
+    /// An interruptible core ([`Core::irq_armed`]) reached `irq_until`, or retired an instruction that may enable
+    /// interrupts: the chip asks the interface, once the network has caught up, whether to take the interrupt
+    /// before the instruction at the pc.
+    InterruptCheck,
+}
+
+/// Whether an instruction may have enabled a pending interrupt: `mret` (restores MIE), and CSR writes of `mstatus`
+/// or `mie`.
+fn may_enable_interrupts(d: &Decoded) -> bool {
+    use riscv::hart::csr;
+    match d.op {
+        riscv::Op::Mret => true,
+        riscv::Op::Csrrw | riscv::Op::Csrrs | riscv::Op::Csrrc | riscv::Op::Csrrwi | riscv::Op::Csrrsi | riscv::Op::Csrrci => {
+            matches!((d.imm as u32 & 0xfff) as u16, csr::MSTATUS | csr::MIE)
+        }
+        _ => false,
+    }
 }
 
 /// The core clock and the network clock, which may differ (the SCC: 533 MHz cores, an 800 MHz mesh). Global time is
@@ -281,6 +298,12 @@ pub struct Core {
     /// `instret` when the last trap was taken: a trap with no instruction retired since then is raised by the
     /// handler's first instruction.
     last_trap_instret: Option<u64>,
+    /// The network interface may raise this core's external interrupt (`mip.MEIP`): the core then runs only up to
+    /// `irq_until` (the first cycle at which an interrupt could be due) and stops after any instruction that may
+    /// enable interrupts (`mret`, a write of `mstatus` or `mie`), so the chip can take an interrupt exactly at the
+    /// instruction boundary where it becomes due ([`RunStop::InterruptCheck`]).
+    pub irq_armed: bool,
+    pub irq_until: u64,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -322,6 +345,8 @@ impl Core {
             sleep_cycles: 0,
             misaligned_accesses: 0,
             last_trap_instret: None,
+            irq_armed: false,
+            irq_until: u64::MAX,
         }
     }
 
@@ -413,16 +438,41 @@ impl Core {
     /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
     /// `local` is the interface's part this core may use ahead of global time (memory-mapped interfaces).
     pub fn run(&mut self, until: u64, env: &CoreEnv, mut local: Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
+        if self.irq_armed {
+            return self.run_interruptible(until, env, &mut local);
+        }
         if self.profile.is_some() {
-            self.run_loop::<true>(until, env, &mut local)
+            self.run_loop::<true, false>(until, env, &mut local)
         } else {
-            self.run_loop::<false>(until, env, &mut local)
+            self.run_loop::<false, false>(until, env, &mut local)
         }
     }
 
-    /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing.
+    /// [`Core::run`] for a core whose interrupt the network interface may raise: up to `irq_until`, and up to the
+    /// first instruction that may enable interrupts.
+    #[cold]
+    #[inline(never)]
+    fn run_interruptible(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
+        let stop = if self.profile.is_some() {
+            self.run_loop::<true, true>(until.min(self.irq_until), env, local)
+        } else {
+            self.run_loop::<false, true>(until.min(self.irq_until), env, local)
+        };
+        match stop {
+            RunStop::Horizon if self.hart.cycle < until => RunStop::InterruptCheck,
+            other => other,
+        }
+    }
+
+    /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing, and so is
+    /// the interruptible one (`IRQ`), which also stops after an instruction that may enable interrupts.
     #[inline(always)]
-    fn run_loop<const PROFILE: bool>(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
+    fn run_loop<const PROFILE: bool, const IRQ: bool>(
+        &mut self,
+        until: u64,
+        env: &CoreEnv,
+        local: &mut Option<&mut dyn crate::ni::LocalAccess>,
+    ) -> RunStop {
         while self.hart.cycle < until {
             let (pc, start) = (self.hart.pc, self.hart.cycle);
             let d = match self.fetch_decoded() {
@@ -485,6 +535,9 @@ impl Core {
             if PROFILE {
                 self.charge(pc, self.hart.cycle - start);
             }
+            if IRQ && may_enable_interrupts(&d) {
+                return RunStop::InterruptCheck;
+            }
         }
         RunStop::Horizon
     }
@@ -513,6 +566,16 @@ impl Core {
         self.pipeline.jumps += 1;
         self.hart.cycle += u64::from(env.costs.jump);
         true
+    }
+
+    /// Takes the machine external interrupt before the instruction at the pc (the caller has checked it is due): as
+    /// a trap, the pipeline is flushed and the jump to the handler costs a taken jump.
+    pub fn take_external_interrupt(&mut self, env: &CoreEnv) {
+        riscv::trap::take_external_interrupt(&mut self.hart);
+        self.pipeline.pending_load_rd = 0;
+        self.pipeline.pending_load_use = 0;
+        self.pipeline.jumps += 1;
+        self.hart.cycle += u64::from(env.costs.jump);
     }
 
     /// The instruction at the pc could not be fetched or is illegal here: its exception, or the core stops.

@@ -1,8 +1,9 @@
 //! Architectural state of one hart: integer and floating-point registers, pc, the LR/SC reservation, the
 //! privilege mode and the CSRs a bare-metal program and its machine-mode trap handler use.
 //!
-//! The hart has machine mode (M) and user mode (U), no supervisor mode, no interrupt sources, no physical memory
-//! protection and no address translation; see [`crate::trap`] for how exceptions are taken. CSRs follow the
+//! The hart has machine mode (M) and user mode (U), no supervisor mode, one interrupt source (the machine external
+//! interrupt, which the chip's network interface drives), no physical memory protection and no address translation;
+//! see [`crate::trap`] for how exceptions and interrupts are taken. CSRs follow the
 //! privileged specification (version 1.12) for such a hart:
 //!
 //! * `mstatus`: MIE, MPIE, MPP (M or U: any other value written reads back U), MPRV (kept; without memory
@@ -13,7 +14,8 @@
 //! * `mtvec`: BASE (4-byte aligned) and MODE direct (0) or vectored (1); a reserved MODE written (2, 3) becomes
 //!   direct or vectored by its low bit. Exceptions go to BASE in both modes (vectoring is for interrupts).
 //! * `mepc` (bit 0 always zero; bit 1 reads zero without C), `mcause`, `mtval`, `mscratch`: read/write.
-//! * `mie`, `mip`: read-only zero (no interrupt can become pending); `menvcfg` read-only zero (none of its
+//! * `mie`: MEIE (bit 11) writable, every other bit read-only zero; `mip`: MEIP (bit 11) read-only, set while the
+//!   platform's external interrupt line is ([`Hart::meip`]), every other bit zero; `menvcfg` read-only zero (none of its
 //!   features exist); `mconfigptr` zero; `mcounteren`: CY, TM, IR writable (reset 0), which let U-mode read
 //!   `cycle`, `time`, `instret`.
 //! * Absent, so any access is an illegal instruction: `medeleg`/`mideleg` (they exist only with S-mode), `satp`
@@ -162,6 +164,17 @@ pub struct Hart {
     pub mtval: u64,
     /// `mcounteren`: bits CY (0), TM (1), IR (2).
     pub mcounteren: u64,
+    /// `mie`: MEIE only ([`mip::MEIP`]'s bit).
+    pub mie: u64,
+    /// The machine external interrupt line, as the platform last set it: `mip.MEIP`.
+    pub meip: bool,
+}
+
+/// Bits of `mie` and `mip`.
+pub mod mip {
+    /// Machine external interrupt (pending in `mip`, enabled in `mie`); its `mcause` code is 11.
+    pub const MEIP: u64 = 1 << 11;
+    pub const MEI_CODE: u64 = 11;
 }
 
 impl Hart {
@@ -190,6 +203,8 @@ impl Hart {
             mcause: 0,
             mtval: 0,
             mcounteren: 0,
+            mie: 0,
+            meip: false,
         }
     }
 
@@ -240,7 +255,9 @@ impl Hart {
             csr::MCAUSE => self.mcause,
             csr::MTVAL => self.mtval,
             csr::MCOUNTEREN => self.mcounteren,
-            csr::MIE | csr::MIP | csr::MENVCFG | csr::MCONFIGPTR => 0,
+            csr::MIE => self.mie,
+            csr::MIP => if self.meip { mip::MEIP } else { 0 },
+            csr::MENVCFG | csr::MCONFIGPTR => 0,
             _ => return None,
         })
     }
@@ -296,8 +313,12 @@ impl Hart {
                 self.mcounteren = value & 7;
                 Ok(())
             }
-            // WARL registers whose every field is read-only zero here.
-            csr::MIE | csr::MIP | csr::MENVCFG => Ok(()),
+            csr::MIE => {
+                self.mie = value & mip::MEIP;
+                Ok(())
+            }
+            // WARL registers whose every field is read-only here.
+            csr::MIP | csr::MENVCFG => Ok(()),
             _ if self.read_csr(number).is_some() => Err("read-only CSR"),
             _ => Err("no such CSR"),
         }
@@ -378,8 +399,8 @@ mod tests {
             (csr::MCAUSE, 0x8000_0000_0000_0007, 0x8000_0000_0000_0007),
             (csr::MTVAL, u64::MAX, u64::MAX),
             (csr::MCOUNTEREN, u64::MAX, 7),
-            (csr::MIE, u64::MAX, 0),
-            (csr::MIP, u64::MAX, 0),
+            (csr::MIE, u64::MAX, mip::MEIP), // MEIE only: the one interrupt source
+            (csr::MIP, u64::MAX, 0),        // MEIP is the platform's line, not software's
             (csr::MENVCFG, u64::MAX, 0),
             (csr::MSCRATCH, 0x1234, 0x1234),
         ] {
@@ -388,6 +409,8 @@ mod tests {
         }
         assert_eq!(h.read_csr(csr::MCONFIGPTR), Some(0));
         assert_eq!(h.read_csr(csr::MISA).map(|m| m >> 20 & 1), Some(1), "misa says U-mode");
+        h.meip = true;
+        assert_eq!(h.read_csr(csr::MIP), Some(mip::MEIP), "mip shows the line");
     }
 
     #[test]

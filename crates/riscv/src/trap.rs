@@ -1,5 +1,6 @@
-//! Machine-mode traps: synchronous exceptions taken into M-mode, and `mret`, as the privileged specification
-//! (version 1.12) defines them for a hart with M and U modes, no S-mode and no interrupt sources.
+//! Machine-mode traps: synchronous exceptions and the machine external interrupt taken into M-mode, and `mret`, as
+//! the privileged specification (version 1.12) defines them for a hart with M and U modes, no S-mode and one
+//! interrupt source (`mip.MEIP`, which the chip's network interface drives: [`take_external_interrupt`]).
 //!
 //! Execution ([`crate::exec`]) never takes a trap itself: it reports a [`Fault`] and changes nothing, or hands
 //! `ecall`/`ebreak` to the environment. Whoever runs the hart decides what an exception does: with a handler
@@ -151,6 +152,28 @@ pub fn take(h: &mut Hart, cause: Exception, tval: u64) {
     h.pc = h.mtvec & !3;
 }
 
+/// Whether the machine external interrupt would be taken before the next instruction: pending (`mip.MEIP`), enabled
+/// (`mie.MEIE`) and, in M-mode, `mstatus.MIE` set (in U-mode M-level interrupts are always enabled).
+pub fn external_interrupt_due(h: &Hart) -> bool {
+    h.meip && h.mie & crate::hart::mip::MEIP != 0 && (h.privilege != Privilege::Machine || h.mstatus & mstatus::MIE != 0)
+}
+
+/// Takes the machine external interrupt before the instruction at the pc: `mepc` = that pc, `mcause` = interrupt
+/// bit | 11, `mtval` = 0, `mstatus` as for an exception, and the hart enters M-mode at `mtvec`'s BASE, plus 4 x 11
+/// in vectored mode.
+pub fn take_external_interrupt(h: &mut Hart) {
+    let code = crate::hart::mip::MEI_CODE;
+    h.mepc = h.pc & !1;
+    h.mcause = 1 << 63 | code;
+    h.mtval = 0;
+    let mpie = if h.mstatus & mstatus::MIE != 0 { mstatus::MPIE } else { 0 };
+    let mpp = (h.privilege as u64) << mstatus::MPP.trailing_zeros();
+    h.mstatus = h.mstatus & !(mstatus::MIE | mstatus::MPIE | mstatus::MPP) | mpie | mpp;
+    h.privilege = Privilege::Machine;
+    let base = h.mtvec & !3;
+    h.pc = if h.mtvec & 3 == 1 { base + 4 * code } else { base };
+}
+
 /// `mret` (the caller has checked that the hart is in M-mode): back to the mode in MPP at `mepc`, MIE = MPIE,
 /// MPIE = 1, MPP = U (the least privileged mode), MPRV cleared when returning to U. The LR reservation is kept
 /// (the specification allows either).
@@ -288,5 +311,33 @@ mod tests {
         assert_eq!(fetch_exception(&fetch), (Exception::InstructionAccessFault, 0x8000_1002));
         assert_eq!(Exception::ecall_from(Privilege::User).code(), 8);
         assert_eq!(Exception::ecall_from(Privilege::Machine).code(), 11);
+    }
+
+    /// The external interrupt: due only when pending, enabled in mie and (in M-mode) by mstatus.MIE; taken to BASE
+    /// (direct) or BASE + 44 (vectored), with mepc = the interrupted pc, the interrupt bit in mcause, mtval 0.
+    #[test]
+    fn external_interrupt_is_due_only_when_pending_and_enabled_and_vectors() {
+        let mut h = Hart::with_isa(0, 0x8000_0100, Isa::RV64GC);
+        h.mtvec = 0x8000_1001;
+        assert!(!external_interrupt_due(&h));
+        h.meip = true;
+        assert!(!external_interrupt_due(&h), "mie.MEIE clear");
+        h.write_csr(csr::MIE, crate::hart::mip::MEIP).unwrap();
+        assert!(!external_interrupt_due(&h), "M-mode with mstatus.MIE clear");
+        h.privilege = Privilege::User;
+        assert!(external_interrupt_due(&h), "M-level interrupts are always enabled in U-mode");
+        h.privilege = Privilege::Machine;
+        h.mstatus |= mstatus::MIE;
+        assert!(external_interrupt_due(&h));
+        h.mtval = 9;
+        take_external_interrupt(&mut h);
+        assert_eq!((h.pc, h.mepc, h.mcause, h.mtval), (0x8000_1000 + 44, 0x8000_0100, 1 << 63 | 11, 0));
+        assert_eq!(h.mstatus & (mstatus::MIE | mstatus::MPIE), mstatus::MPIE);
+        assert!(!external_interrupt_due(&h), "masked in the handler");
+        mret(&mut h);
+        assert_eq!((h.pc, h.mstatus & mstatus::MIE), (0x8000_0100, mstatus::MIE));
+        h.mtvec = 0x8000_1000;
+        take_external_interrupt(&mut h);
+        assert_eq!(h.pc, 0x8000_1000, "direct mode");
     }
 }

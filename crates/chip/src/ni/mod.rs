@@ -133,6 +133,11 @@ pub trait NetworkInterface {
     /// Called once the chip's network exists, before anything runs (to set up what the interface keeps there).
     fn attach(&mut self, _net: &mut Network) {}
 
+    /// For a core the interface has armed ([`Core::irq_armed`]), at the instruction boundary at `core.hart.cycle`,
+    /// which equals `net.now()`: sets `mip.MEIP`, takes the interrupt if it is due, and sets `core.irq_until` to the
+    /// first cycle at which one could next become due.
+    fn interrupt_check(&mut self, _core: &mut Core, _net: &mut Network, _env: &CoreEnv) {}
+
     /// The cycle the core's current wait loop began, if its last instruction was such a loop iteration.
     fn waiting_since(&self, rank: usize) -> Option<u64>;
 

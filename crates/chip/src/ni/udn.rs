@@ -276,6 +276,30 @@ impl Udn {
         Ok(())
     }
 
+    /// Whether a word in a queue whose arrival interrupt is enabled has been readable for the interrupt latency at
+    /// `cycle` (the queues are up to date).
+    fn irq_pending(&self, rank: usize, cycle: u64) -> bool {
+        let side = &self.sides[rank];
+        let latency = u64::from(self.cfg.interrupt_latency_cycles);
+        (0..QUEUES).any(|q| side.irq_enable & 1 << q != 0 && side.queues[q].front().is_some_and(|&(_, since)| since + latency <= cycle))
+    }
+
+    /// The first cycle at or after `now` at which the arrival interrupt of `rank` could be due (the queues are up to
+    /// date): when a word already there has waited the latency, else a word drained from `now` on, readable from the
+    /// next cycle; `u64::MAX` when no queue may raise it.
+    fn irq_window(&self, rank: usize, now: u64) -> u64 {
+        let side = &self.sides[rank];
+        if side.irq_enable == 0 {
+            return u64::MAX;
+        }
+        let latency = u64::from(self.cfg.interrupt_latency_cycles);
+        let queued = (0..QUEUES)
+            .filter(|&q| side.irq_enable & 1 << q != 0)
+            .filter_map(|q| side.queues[q].front().map(|&(_, since)| since + latency))
+            .min();
+        queued.unwrap_or(now + 1 + latency)
+    }
+
     /// Stalls the core one cycle on `d` (which does not retire), counting it to `cause`.
     fn stall(&mut self, core: &mut Core, credit: bool) -> NiOutcome {
         let side = &mut self.sides[core.rank];
@@ -328,10 +352,14 @@ impl Udn {
                 Ok(Some(word))
             }
             CSR_IRQ_ENABLE => {
-                let side = &mut self.sides[rank];
-                let old = side.irq_enable;
+                let old = self.sides[rank].irq_enable;
                 if let Some(v) = write {
-                    side.irq_enable = v & ((1 << QUEUES) - 1);
+                    self.sides[rank].irq_enable = v & ((1 << QUEUES) - 1);
+                    self.absorb(rank, net);
+                    // From the next instruction on the core runs in interrupt windows (or no longer does).
+                    core.irq_armed = self.sides[rank].irq_enable != 0;
+                    core.irq_until = self.irq_window(rank, net.now().0);
+                    core.hart.meip = self.irq_pending(rank, net.now().0);
                 }
                 Ok(Some(old))
             }
@@ -381,6 +409,19 @@ impl NetworkInterface for Udn {
 
     fn csrs(&self) -> Vec<(u16, u16)> {
         CSR_RANGES.to_vec()
+    }
+
+    fn interrupt_check(&mut self, core: &mut Core, net: &mut Network, env: &CoreEnv) {
+        let (rank, now) = (core.rank, net.now().0);
+        self.absorb(rank, net);
+        let pending = self.irq_pending(rank, now);
+        core.hart.meip = pending;
+        if riscv::trap::external_interrupt_due(&core.hart) {
+            core.take_external_interrupt(env);
+            self.sides[rank].counters.interrupts += 1;
+        }
+        // A pending interrupt that is masked waits for the instruction that unmasks it, which stops the core anyway.
+        core.irq_until = if pending { u64::MAX } else { self.irq_window(rank, now) };
     }
 
     fn attach(&mut self, net: &mut Network) {
