@@ -1,0 +1,240 @@
+/* The semantics of the udn network interface (crates/chip/src/ni/udn.rs), one scenario per argument, each printing
+ * what a core observed; crates/cli/tests/udn.rs runs them on chips/udn-2x2.toml (and the exchange of NoCMsg's
+ * Figure 1 on tilepro-64) and checks the output. Waits for "long enough" spin on the cycle counter, which is exact
+ * on the simulator. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nocmsg.h"
+#include "nocmsg_core.h"
+#include "nocmsg_udn.h"
+
+#define ZICSR(insn) ".option push\n\t.option arch, +zicsr\n\t" insn "\n\t.option pop"
+
+static int me;
+static uint64_t t0; /* the cycle main began: the same on every core */
+typedef unsigned long long ull;
+
+/* Spins until `cycle` cycles after main began. */
+static void spin_until(uint64_t cycle)
+{
+    while (nocmsg_cycles() < t0 + cycle) {
+    }
+}
+
+/* Packets with tags 3, 2, 1, 0 and 9 arrive at core 1 before it reads: each tagged queue holds its own payload, the
+ * catch-all a descriptor (source, length, tag) before its words. */
+static void demux(void)
+{
+    if (me == 0) {
+        for (int tag = 3; tag >= 0; tag--) {
+            uint64_t w[2] = {100 + 10 * (uint64_t)tag, 101 + 10 * (uint64_t)tag};
+            nocmsg_udn_send_packet(1, (uint32_t)tag, w, 2);
+        }
+        uint64_t c[3] = {7, 8, 9};
+        nocmsg_udn_send_packet(1, 9, c, 3);
+    } else if (me == 1) {
+        spin_until(3000);
+        printf("demux: avail %#llx, counts %llu %llu %llu %llu %llu\n", (ull)nocmsg_udn_avail(),
+               (ull)nocmsg_udn_count(0), (ull)nocmsg_udn_count(1), (ull)nocmsg_udn_count(2), (ull)nocmsg_udn_count(3),
+               (ull)nocmsg_udn_count(4));
+        for (unsigned q = 0; q < 4; q++) {
+            uint64_t a = nocmsg_udn_recv(q), b = nocmsg_udn_recv(q);
+            printf("demux: queue %u: %llu %llu\n", q, (ull)a, (ull)b);
+        }
+        uint64_t d = nocmsg_udn_recv(4);
+        uint64_t x = nocmsg_udn_recv(4), y = nocmsg_udn_recv(4), z = nocmsg_udn_recv(4);
+        printf("demux: catch-all: source %u length %u tag %u: %llu %llu %llu; avail then %#llx\n",
+               NOCMSG_UDN_FIELD_RANK(d), NOCMSG_UDN_FIELD_LENGTH(d), NOCMSG_UDN_FIELD_TAG(d), (ull)x, (ull)y, (ull)z,
+               (ull)nocmsg_udn_avail());
+    }
+}
+
+/* Core 0 writes one long packet to core 1, which does not read yet: the credits run out once the path (output
+ * queue, routers, input queue, receive queue) is full; then it stalls until core 1 reads, and every word arrives in
+ * order. */
+static void credits(void)
+{
+    enum { WORDS = 120 };
+    if (me == 0) {
+        uint64_t start = nocmsg_udn_credits();
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(1, WORDS, 0));
+        unsigned written = 1;
+        spin_until(2000);
+        for (unsigned i = 0; i < WORDS; i++) {
+            if (nocmsg_udn_credits() == 0 && written < 1000) {
+                printf("credits: %llu at the start, %u words written (header included) when they ran out\n",
+                       (ull)start, written);
+                written = 1000;
+            }
+            nocmsg_udn_send(i);
+            if (written < 1000)
+                written++;
+        }
+    } else if (me == 1) {
+        spin_until(20000);
+        uint64_t sum = 0, ordered = 1;
+        for (unsigned i = 0; i < WORDS; i++) {
+            uint64_t w = nocmsg_udn_recv(0);
+            ordered &= w == i;
+            sum += w;
+        }
+        printf("credits: core 1 read %d words in order: %s, sum %llu\n", WORDS, ordered ? "yes" : "no", (ull)sum);
+    }
+}
+
+/* A read of an empty queue stalls until the word lands: core 1 reads at once, core 0 sends at cycle 5000. */
+static void stall(void)
+{
+    if (me == 0) {
+        spin_until(5000);
+        uint64_t w = 42;
+        nocmsg_udn_send_packet(1, 0, &w, 1);
+    } else if (me == 1) {
+        uint64_t w = nocmsg_udn_recv(0);
+        uint64_t at = nocmsg_cycles() - t0;
+        printf("stall: read %llu, after cycle 5000: %s\n", (ull)w, at > 5000 ? "yes" : "no");
+    }
+}
+
+static volatile uint64_t irq_words, irq_sum, irq_entries, irq_cause;
+
+/* mtvec holds a 4-byte aligned BASE: with compressed code a function may start at any even address. */
+__attribute__((interrupt("machine"), aligned(4))) static void on_arrival(void)
+{
+    uint64_t cause;
+    __asm__ volatile(ZICSR("csrr %0, mcause") : "=r"(cause));
+    irq_cause = cause;
+    irq_entries++;
+    while (nocmsg_udn_count(0)) {
+        irq_sum += nocmsg_udn_recv(0);
+        irq_words++;
+    }
+}
+
+/* Core 1 takes its words in the arrival interrupt while its main loop only counts; ten packets, ten interrupts.
+ * Then with the interrupt masked (mstatus.MIE clear) a packet waits in the queue until it is unmasked. */
+static void irq(void)
+{
+    if (me == 0) {
+        uint64_t w[8];
+        for (int p = 0; p < 10; p++) {
+            for (int i = 0; i < 8; i++)
+                w[i] = (uint64_t)(p * 8 + i);
+            nocmsg_udn_send_packet(1, 0, w, 8);
+            spin_until(nocmsg_cycles() - t0 + 400);
+        }
+        spin_until(30000);
+        uint64_t last = 1000;
+        nocmsg_udn_send_packet(1, 0, &last, 1);
+    } else if (me == 1) {
+        __asm__ volatile(ZICSR("csrw mtvec, %0") : : "r"(on_arrival));
+        nocmsg_udn_irq_enable(1);
+        __asm__ volatile(ZICSR("csrs mie, %0") : : "r"(1 << 11));
+        __asm__ volatile(ZICSR("csrs mstatus, %0") : : "r"(8));
+        while (irq_words < 80) {
+        }
+        printf("irq: %llu words, sum %llu, %llu interrupts, mcause %#llx\n", (ull)irq_words, (ull)irq_sum,
+               (ull)irq_entries, (ull)irq_cause);
+        __asm__ volatile(ZICSR("csrc mstatus, %0") : : "r"(8));
+        spin_until(40000);
+        uint64_t pending;
+        __asm__ volatile(ZICSR("csrr %0, mip") : "=r"(pending));
+        uint64_t before = irq_words;
+        __asm__ volatile(ZICSR("csrs mstatus, %0") : : "r"(8));
+        uint64_t after = irq_words;
+        printf("irq: masked: %llu words taken while masked, mip.MEIP %llu, taken when unmasked: %s\n",
+               (ull)(before - 80), (ull)(pending >> 11 & 1), after == 81 ? "yes" : "no");
+    }
+}
+
+/* NoCMsg's Figure 1: both cores write a 127-word packet to the other before reading. The packets hold the path in
+ * both directions, the receive queues fill, and neither write can finish: the network deadlocks. */
+static void raw_exchange(void)
+{
+    static uint64_t words[127];
+    int peer = 1 - me;
+    if (me > 1)
+        return;
+    for (int i = 0; i < 127; i++)
+        words[i] = (uint64_t)i;
+    nocmsg_udn_send_packet((unsigned)peer, 0, words, 127);
+    uint64_t sum = 0;
+    for (int i = 0; i < 127; i++)
+        sum += nocmsg_udn_recv(0);
+    printf("raw-exchange: core %d got %llu\n", me, (ull)sum);
+}
+
+/* The same exchange through libnocmsg: a blocking send of 1016 bytes each way (the eager limit is 512, so this one
+ * needs the receiver: sendrecv), 512 bytes eagerly with send then recv, and 64 KiB each way with isend/irecv. */
+static void lib_exchange(void)
+{
+    nocmsg_init(NULL, NULL);
+    int rank = nocmsg_rank(), size = nocmsg_size(), peer = rank ^ 1;
+    if (peer < size) {
+        static uint64_t out[8192], in[8192];
+        for (int i = 0; i < 8192; i++)
+            out[i] = (uint64_t)(rank * 100000 + i);
+        nocmsg_status st;
+        int ok = nocmsg_sendrecv(out, 127, NOCMSG_UINT64, peer, 1, in, 127, NOCMSG_UINT64, peer, 1, NOCMSG_COMM_WORLD,
+                                 &st) == NOCMSG_SUCCESS && in[126] == (uint64_t)(peer * 100000 + 126);
+        ok &= nocmsg_send(out, 64, NOCMSG_UINT64, peer, 2, NOCMSG_COMM_WORLD) == NOCMSG_SUCCESS;
+        ok &= nocmsg_recv(in, 64, NOCMSG_UINT64, peer, 2, NOCMSG_COMM_WORLD, &st) == NOCMSG_SUCCESS;
+        ok &= in[63] == (uint64_t)(peer * 100000 + 63);
+        nocmsg_request r[2];
+        nocmsg_irecv(in, 8192, NOCMSG_UINT64, peer, 3, NOCMSG_COMM_WORLD, &r[0]);
+        nocmsg_isend(out, 8192, NOCMSG_UINT64, peer, 3, NOCMSG_COMM_WORLD, &r[1]);
+        ok &= nocmsg_waitall(2, r, NULL) == NOCMSG_SUCCESS && in[8191] == (uint64_t)(peer * 100000 + 8191);
+        printf("lib-exchange: rank %d: %s\n", rank, ok ? "ok" : "WRONG");
+    }
+    nocmsg_finalize();
+}
+
+/* Misuse stops the core with a report. */
+static void misuse(const char *what)
+{
+    if (me != 0)
+        return;
+    if (!strcmp(what, "bad-dest"))
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(99, 1, 0));
+    else if (!strcmp(what, "bad-length"))
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(1, 0, 0));
+    else if (!strcmp(what, "long-packet"))
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(1, 128, 0));
+    else if (!strcmp(what, "write-recv"))
+        __asm__ volatile(ZICSR("csrw 0x801, %0") : : "r"(1) : "memory");
+    else if (!strcmp(what, "read-send")) {
+        uint64_t v;
+        __asm__ volatile(ZICSR("csrr %0, 0x800") : "=r"(v) : : "memory");
+    } else if (!strcmp(what, "write-credits"))
+        __asm__ volatile(ZICSR("csrw 0xcc0, %0") : : "r"(1) : "memory");
+    printf("%s: not stopped\n", what);
+}
+
+int main(int argc, char **argv)
+{
+    t0 = nocmsg_cycles();
+    me = nocmsg_core_id();
+    const char *s = argc > 1 ? argv[1] : "";
+    if (!strcmp(s, "demux"))
+        demux();
+    else if (!strcmp(s, "credits"))
+        credits();
+    else if (!strcmp(s, "stall"))
+        stall();
+    else if (!strcmp(s, "irq"))
+        irq();
+    else if (!strcmp(s, "raw-exchange"))
+        raw_exchange();
+    else if (!strcmp(s, "lib-exchange"))
+        lib_exchange();
+    else if (argc > 1)
+        misuse(s);
+    else {
+        fprintf(stderr, "usage: udn.elf SCENARIO\n");
+        return 2;
+    }
+    return 0;
+}
