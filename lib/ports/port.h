@@ -104,6 +104,20 @@ void nocmsg_port_abort(int code) __attribute__((noreturn));
 void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
 #endif
 
+#ifdef NOCMSG_PORT_UDN
+/* A header word and the payload of a `bytes`-byte message at buf, written straight into the network with writes
+ * that stall while the output queue is full: no credit check, no return to the work loop. Returns 1, or 0 (nothing
+ * written) when a packet of the work loop is still open. */
+int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes);
+/* One word to tagged queue 1 of dest (the barrier's, src/coll/barrier/udn_tree.c) if it can go now without stalling
+ * (no packet of the work loop open, two credits): 1 if it went, else 0. */
+int nocmsg_port_udn_control(int dest, uint64_t word);
+/* The next word of this rank's queue 1, if one is there: 1 and *word, else 0. */
+int nocmsg_port_udn_control_poll(uint64_t *word);
+/* Sleeps (wfi on the arrival interrupt, masked: no handler runs) until a word is in queue 0 or 1. */
+void nocmsg_port_udn_sleep(void);
+#endif
+
 /* This rank's wait record in memory the launcher can read (lib/src/wait.h), or NULL without a launcher. */
 struct nocmsg_wait_record;
 struct nocmsg_wait_record *nocmsg_port_wait_slot(void);

@@ -56,6 +56,8 @@ int nocmsg_port_init(int *rank, int *size)
     udn.cur_src = -1;
     if (udn.max_words < 2 || udn.n > 0xffff)
         return NOCMSG_ERR_INTERN;
+    /* The arrival interrupt may end a wfi (nocmsg_port_udn_sleep); mstatus.MIE stays clear, so it is never taken. */
+    __asm__ volatile(".option push\n\t.option arch, +zicsr\n\tcsrs mie, %0\n\t.option pop" : : "r"(1 << 11));
     *rank = udn.me;
     *size = udn.n;
     return NOCMSG_SUCCESS;
@@ -167,6 +169,64 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
     if (push_run(dest, &header, 1, words + 1) == 0)
         return 0;
     return 1 + (words ? push_bytes_run(dest, buf, bytes, 0, words) : 0);
+}
+
+int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
+{
+    if (udn.open_dest >= 0)
+        return 0;
+    size_t words = (bytes + 7) / 8, at = 0, whole = bytes / 8;
+    const unsigned char *b = buf;
+    int aligned = ((uintptr_t)buf & 7) == 0;
+    int first = 1;
+    while (first || at < words) {
+        size_t len = (words - at) + first;
+        if (len > udn.max_words - 1)
+            len = udn.max_words - 1;
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len + 1, Q));
+        nocmsg_udn_send((uint64_t)udn.me | (uint64_t)len << 16);
+        if (first) {
+            nocmsg_udn_send(header);
+            len--;
+            first = 0;
+        }
+        for (size_t i = 0; i < len; i++, at++) {
+            uint64_t w;
+            if (aligned && at < whole) {
+                w = ((const uint64_t *)buf)[at];
+            } else {
+                w = 0;
+                memcpy(&w, b + 8 * at, bytes - 8 * at < 8 ? bytes - 8 * at : 8);
+            }
+            nocmsg_udn_send(w);
+        }
+    }
+    return 1;
+}
+
+int nocmsg_port_udn_control(int dest, uint64_t word)
+{
+    if (udn.open_dest >= 0 || nocmsg_udn_credits() < 2)
+        return 0;
+    nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, 1, 1));
+    nocmsg_udn_send(word);
+    return 1;
+}
+
+int nocmsg_port_udn_control_poll(uint64_t *word)
+{
+    if (nocmsg_udn_count(1) == 0)
+        return 0;
+    *word = nocmsg_udn_recv(1);
+    return 1;
+}
+
+void nocmsg_port_udn_sleep(void)
+{
+    nocmsg_udn_irq_enable(3);
+    if (nocmsg_udn_count(0) == 0 && nocmsg_udn_count(1) == 0)
+        __asm__ volatile("wfi" ::: "memory");
+    nocmsg_udn_irq_enable(0);
 }
 
 /* A word has arrived for this rank (read ahead, or in queue 0). */

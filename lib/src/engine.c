@@ -236,12 +236,22 @@ static int tx_progress(void)
 /* Whether a send of req in `mode` goes eager. */
 static int send_eager(const struct nocmsg_request_s *req, int mode)
 {
-    return mode == SEND_XFER ? req->bytes < EAGER_MAX : mode == SEND_STANDARD && req->bytes <= nocmsg_lib.eager_limit;
+    return mode >= SEND_XFER ? req->bytes < EAGER_MAX : mode == SEND_STANDARD && req->bytes <= nocmsg_lib.eager_limit;
 }
 
 int nocmsg_engine_send(struct nocmsg_request_s *req, int mode)
 {
     int err;
+#ifdef NOCMSG_PORT_UDN
+    /* Raw: straight into the network with stalling writes, when nothing is queued before it (the order of a rank's
+     * messages to a peer must hold), and not to itself (it would have to read what it writes while it writes). */
+    if (mode == SEND_RAW && !eng.tx_head && req->bytes < EAGER_MAX && req->peer != nocmsg_lib.rank &&
+        nocmsg_port_write_message(req->peer, MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes), req->buf, req->bytes)) {
+        nocmsg_engine_complete(req, NOCMSG_SUCCESS);
+        settle();
+        return NOCMSG_SUCCESS;
+    }
+#endif
     if (send_eager(req, mode)) {
         uint64_t h = MAKE_HDR(PK_EAGER, req->ctx, req->tag, req->bytes);
         err = tx_send(req->peer, &h, 1, req->buf, req->bytes, req);

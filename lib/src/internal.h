@@ -130,8 +130,12 @@ extern int (*nocmsg_engine_idle_busy)(void);
  * the caller's again), 0 if it has matched and will complete. */
 int nocmsg_engine_cancel_recv(struct nocmsg_request_s *r);
 /* Send modes: standard (eager up to the port's limit, then the RTS/CTS handshake), synchronous (always the
- * handshake), and NoCMsg's non-flow-controlled transfer (always eager, whatever the size, up to EAGER_MAX). */
-enum send_mode { SEND_STANDARD = 0, SEND_SYNC = 1, SEND_XFER = 2 };
+ * handshake), NoCMsg's non-flow-controlled transfer (always eager, whatever the size, up to EAGER_MAX), and the
+ * same written straight into the network where the port can (SEND_RAW, UDN chips: stalling writes that bypass the
+ * credit check and the work loop, as NoCMsg's xsend on the TilePro; elsewhere it is SEND_XFER). A raw send can
+ * deadlock the network if the receiver is not draining it: nocmsg_xsend and the calls a flow-control plan
+ * releases use it, never the collectives. */
+enum send_mode { SEND_STANDARD = 0, SEND_SYNC = 1, SEND_XFER = 2, SEND_RAW = 3 };
 /* Starts a send; the request completes when the buffer may be reused. */
 int nocmsg_engine_send(struct nocmsg_request_s *req, int mode);
 /* A send that may be cancelled (nocmsg_engine_cancel_send): an eager message carries `id` (bit 63 set, unique among

@@ -86,7 +86,8 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
     if (err != NOCMSG_SUCCESS)
         return err;
     /* Named here: the public function that called this may have left the stack (a tail call). */
-    static const char *const call[2][3] = {{"nocmsg_send", "nocmsg_ssend", "nocmsg_xsend"}, {"nocmsg_recv", "nocmsg_recv", "nocmsg_recv"}};
+    static const char *const call[2][4] = {{"nocmsg_send", "nocmsg_ssend", "nocmsg_xsend", "nocmsg_xsend"},
+                                           {"nocmsg_recv", "nocmsg_recv", "nocmsg_recv", "nocmsg_recv"}};
     WAIT_UNTIL(r.done, r.peer, call[kind == REQ_RECV][mode]);
     if (status)
         *status = r.status;
@@ -585,7 +586,7 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
 
 int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
-    return blocking(REQ_SEND, SEND_XFER, buf, count, type, dest, tag, comm, NULL);
+    return blocking(REQ_SEND, SEND_RAW, buf, count, type, dest, tag, comm, NULL);
 }
 
 int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
@@ -611,7 +612,20 @@ int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
     nocmsg_request recv_req;
     if ((err = nocmsg_irecv(recvbuf, count, type, peer, tag, comm, &recv_req)) != NOCMSG_SUCCESS)
         return err;
+#ifdef NOCMSG_PORT_UDN
+    /* The sends are raw (stalling writes that drain nothing meanwhile): two of them at once, each to the other,
+     * would hold both paths and deadlock (NoCMsg's Figure 1). Ordered by rank, as NoCMsg's relaxation C1 has it,
+     * the lower rank writes while the higher one drains, then the other way round. */
+    int me_ = 0;
+    nocmsg_comm_rank(comm, &me_);
+    if (me_ > peer && (err = nocmsg_wait(&recv_req, status)) != NOCMSG_SUCCESS)
+        return err;
+    err = nocmsg_xsend(sendbuf, count, type, peer, tag, comm);
+    int rerr = me_ > peer ? NOCMSG_SUCCESS : nocmsg_wait(&recv_req, status);
+    return err != NOCMSG_SUCCESS ? err : rerr;
+#else
     err = nocmsg_xsend(sendbuf, count, type, peer, tag, comm);
     int rerr = nocmsg_wait(&recv_req, status);
     return err != NOCMSG_SUCCESS ? err : rerr;
+#endif
 }

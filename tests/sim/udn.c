@@ -192,6 +192,49 @@ static void lib_exchange(void)
     nocmsg_finalize();
 }
 
+/* NoCMsg's non-flow-controlled calls on the UDN: nocmsg_xsend writes straight into the network (stalling, no credit
+ * check) to a peer waiting in nocmsg_xrecv; nocmsg_xchg orders its two raw writes by rank, so that a pairwise
+ * exchange of 64 KiB, which would deadlock as two simultaneous raw writes, completes (with and without sync). */
+static void xfer(void)
+{
+    nocmsg_init(NULL, NULL);
+    int rank = nocmsg_rank(), size = nocmsg_size(), peer = rank ^ 1;
+    if (peer < size) {
+        static uint64_t out[8192], in[8192];
+        for (int i = 0; i < 8192; i++)
+            out[i] = (uint64_t)(rank * 100000 + i);
+        int ok = 1;
+        for (int sync = 0; sync < 2; sync++) {
+            memset(in, 0, sizeof in);
+            ok &= nocmsg_xchg(out, in, 8192, NOCMSG_UINT64, peer, 5, sync, NOCMSG_COMM_WORLD, NULL) == NOCMSG_SUCCESS;
+            ok &= in[0] == (uint64_t)(peer * 100000) && in[8191] == (uint64_t)(peer * 100000 + 8191);
+        }
+        if (rank < peer)
+            ok &= nocmsg_xsend(out, 1000, NOCMSG_UINT64, peer, 6, NOCMSG_COMM_WORLD) == NOCMSG_SUCCESS;
+        else
+            ok &= nocmsg_xrecv(in, 1000, NOCMSG_UINT64, peer, 6, NOCMSG_COMM_WORLD, NULL) == NOCMSG_SUCCESS &&
+                  in[999] == (uint64_t)(peer * 100000 + 999);
+        printf("xfer: rank %d: %s\n", rank, ok ? "ok" : "WRONG");
+    }
+    nocmsg_finalize();
+}
+
+/* NoCMsg's barrier (the centre-rooted tree on queue 1, the library's default on UDN chips) while rank 1 computes:
+ * the others sleep in wfi until the barrier's words come. */
+static void barrier(void)
+{
+    nocmsg_init(NULL, NULL);
+    const char *algorithm = nocmsg_coll_choice("barrier", 0, NOCMSG_COMM_WORLD);
+    for (int i = 0; i < 3; i++) {
+        if (nocmsg_rank() == 1)
+            spin_until(nocmsg_cycles() - t0 + 20000);
+        nocmsg_barrier(NOCMSG_COMM_WORLD);
+    }
+    if (nocmsg_rank() == 0)
+        printf("barrier: %s, 3 rounds\n", algorithm);
+    nocmsg_finalize();
+}
+
 /* Misuse stops the core with a report. */
 static void misuse(const char *what)
 {
@@ -230,6 +273,10 @@ int main(int argc, char **argv)
         raw_exchange();
     else if (!strcmp(s, "lib-exchange"))
         lib_exchange();
+    else if (!strcmp(s, "xfer"))
+        xfer();
+    else if (!strcmp(s, "barrier"))
+        barrier();
     else if (argc > 1)
         misuse(s);
     else {

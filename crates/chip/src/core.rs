@@ -489,6 +489,10 @@ impl Core {
                 },
             };
             // Asked now, while the source registers are at hand: kept across `execute`, they spilled to memory.
+            // An armed core waits for its interrupt in the interface (`wfi` sleeps until it is pending).
+            if IRQ && d.op == riscv::Op::Wfi && env.ni != NiKind::None {
+                return RunStop::Ni(d);
+            }
             let stall = self.pipeline.stall(&d);
             let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
                 Ok(Flow::Next) => false,

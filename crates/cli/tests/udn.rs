@@ -20,7 +20,10 @@ fn program() -> PathBuf {
     let out = dir.join("udn.elf");
     if !out.exists() {
         let mut cmd = Command::new(root().join("bin/nocmsg-cc"));
-        cmd.args(["--chip", "udn-2x2", "-O2", "-Wall", "-Werror"]).arg(root().join("tests/sim/udn.c")).arg("-o").arg(&out);
+        cmd.args(["--chip", "udn-2x2", "-O2", "-Wall", "-Werror"])
+            .arg(root().join("tests/sim/udn.c"))
+            .arg("-o")
+            .arg(&out);
         run_checked(&mut cmd, "building tests/sim/udn.c");
     }
     out
@@ -90,7 +93,11 @@ fn tags_pick_the_queue_and_the_catch_all_gets_a_descriptor() {
         ]
     );
     assert_eq!((ni(&stats, 0, "packets_sent"), ni(&stats, 0, "words_sent")), (5, 16), "5 headers and 11 words");
-    assert_eq!((ni(&stats, 1, "packets_received"), ni(&stats, 1, "words_received")), (5, 12), "the descriptor is a word");
+    assert_eq!(
+        (ni(&stats, 1, "packets_received"), ni(&stats, 1, "words_received")),
+        (5, 12),
+        "the descriptor is a word"
+    );
 }
 
 /// The credits run out when the path is full: the header (stripped, it takes no room in the queue), 32 words in the
@@ -149,7 +156,11 @@ fn misuse_stops_the_core_with_a_report_naming_the_udn() {
     ] {
         let out = run("udn-2x2", &[], scenario);
         let err = text(&out.stderr);
-        assert!(!out.status.success() && err.contains(expected) && err.contains("core 0 (tile 0) stopped"), "{scenario}\n{}", show(&out));
+        assert!(
+            !out.status.success() && err.contains(expected) && err.contains("core 0 (tile 0) stopped"),
+            "{scenario}\n{}",
+            show(&out)
+        );
         assert!(!text(&out.stdout).contains("not stopped"), "{scenario}\n{}", show(&out));
     }
 }
@@ -174,7 +185,8 @@ fn raw_exchange_of_long_packets_deadlocks_and_is_reported() {
             "{err}"
         );
     }
-    let steps = err.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(". ")).count();
+    let steps =
+        err.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(". ")).count();
     assert_eq!(steps, 8, "{err}");
     assert!(!text(&out.stdout).contains("got"), "{}", show(&out));
 }
@@ -190,4 +202,28 @@ fn the_same_exchange_through_libnocmsg_completes() {
         assert_eq!(l.len(), cores, "{}", show(&out));
         assert!(l.iter().all(|line| line.ends_with(": ok")), "{}", show(&out));
     }
+}
+
+/// nocmsg_xsend writes straight into the network (stalling writes, no credit check) to a peer in nocmsg_xrecv, and
+/// nocmsg_xchg orders its two raw writes by rank (NoCMsg's C1), so a pairwise exchange of 64 KiB completes, with and
+/// without sync; on udn-2x2 and on all 64 cores of tilepro-64.
+#[test]
+fn raw_transfers_and_rank_ordered_exchanges_complete() {
+    let (l, _) = both_clockings("xfer");
+    assert_eq!(l, ["[core 0] xfer: rank 0: ok", "[core 1] xfer: rank 1: ok", "[core 2] xfer: rank 2: ok", "[core 3] xfer: rank 3: ok"]);
+    let out = run("tilepro-64", &["-n", "64", "--max-cycles", "100000000"], "xfer");
+    let l = lines(&out);
+    assert!(l.len() == 64 && l.iter().all(|line| line.ends_with(": ok")), "{}", show(&out));
+}
+
+/// The UDN barrier is the selector's choice, and ranks waiting for a late one sleep in wfi (exactly: both clockings
+/// agree) instead of spinning.
+#[test]
+fn the_udn_barrier_is_chosen_and_waiting_ranks_sleep() {
+    let (l, stats) = both_clockings("barrier");
+    assert_eq!(l, ["[core 0] barrier: udn_tree, 3 rounds"]);
+    for core in [0, 2, 3] {
+        assert!(ni(&stats, core, "wfi_cycles") > 3 * 15_000, "core {core} slept while rank 1 computed: {stats}");
+    }
+    assert!(ni(&stats, 1, "wfi_cycles") < 1000, "rank 1 is the late one");
 }

@@ -34,20 +34,14 @@ fn open_packet_injects_only_written_flits() {
     step_to(&mut net, 40);
     let drained: Vec<u16> = net.take_drained_flits(NodeId(2)).map(|f| f.seq).collect();
     assert_eq!(drained, vec![0, 1], "the two written flits arrive, no more");
-    assert!(
-        net.flits_in_network() == 0 && net.is_idle(),
-        "nothing written is waiting: the network may skip time"
-    );
+    assert!(net.flits_in_network() == 0 && net.is_idle(), "nothing written is waiting: the network may skip time");
     assert!(net.skip_idle_to(Cycle(100)));
     net.release_flits(NodeId(0), 3);
     assert_eq!(net.open_flits_left(NodeId(0)), 0);
     assert!(!net.is_idle());
     step_to(&mut net, 140);
     let rest: Vec<_> = net.take_drained_flits(NodeId(2)).collect();
-    assert_eq!(
-        rest.iter().map(|f| f.seq).collect::<Vec<_>>(),
-        vec![2, 3, 4]
-    );
+    assert_eq!(rest.iter().map(|f| f.seq).collect::<Vec<_>>(), vec![2, 3, 4]);
     assert!(rest[0].cycle.0 > 100 && rest.iter().all(|f| f.payload == 7 && f.src == NodeId(0)));
     let d = rest[2].delivery.expect("the tail carries the record");
     assert_eq!((d.flits, d.created), (5, Cycle(0)));
@@ -75,11 +69,7 @@ fn budgeted_drain_stops_at_the_room_and_resumes() {
     net.enqueue(a, b, 10, 1, 3 | HEAD_NEEDS_NO_ROOM);
     step_to(&mut net, 60);
     let first: Vec<u16> = net.take_drained_flits(b).map(|f| f.seq).collect();
-    assert_eq!(
-        first,
-        vec![0, 1, 2, 3, 4],
-        "the head is free, then four flits of room"
-    );
+    assert_eq!(first, vec![0, 1, 2, 3, 4], "the head is free, then four flits of room");
     assert_eq!(net.drain_room(b, 3), 0);
     // What the path buffers (ejection 2, router input 4, source side) is held back, not lost.
     assert_eq!(net.flits_in_network() + net.source_queue_flits(a), 5);
@@ -88,10 +78,7 @@ fn budgeted_drain_stops_at_the_room_and_resumes() {
     step_to(&mut net, at + 1);
     let one: Vec<_> = net.take_drained_flits(b).collect();
     assert_eq!(one.len(), 1, "one flit per cycle");
-    assert_eq!(
-        one[0].cycle.0, at,
-        "drained in the cycle the room came back"
-    );
+    assert_eq!(one[0].cycle.0, at, "drained in the cycle the room came back");
     step_to(&mut net, at + 30);
     assert_eq!(net.take_drained_flits(b).count(), 1);
     net.add_drain_room(b, 3, 100);
@@ -112,11 +99,7 @@ fn classes_are_separate_and_high_tags_are_free() {
     net.enqueue(a, b, 2, 12, DRAIN_CLASSES as u64);
     step_to(&mut net, 40);
     let got: Vec<u64> = net.take_drained_flits(b).map(|f| f.payload).collect();
-    assert_eq!(
-        got,
-        vec![10],
-        "the second packet of class 1 has no room, and blocks the one behind it"
-    );
+    assert_eq!(got, vec![10], "the second packet of class 1 has no room, and blocks the one behind it");
     net.add_drain_room(b, 1, 1);
     step_to(&mut net, 80);
     let got: Vec<u64> = net.take_drained_flits(b).map(|f| f.payload).collect();
@@ -147,10 +130,7 @@ fn visiting_everything_changes_nothing() {
                 if t % 5 == n as u64 {
                     net.add_drain_room(NodeId(n), 0, 1);
                 }
-                log.extend(
-                    net.take_drained_flits(NodeId(n))
-                        .map(|f| (n, f.cycle, f.payload, f.seq)),
-                );
+                log.extend(net.take_drained_flits(NodeId(n)).map(|f| (n, f.cycle, f.payload, f.seq)));
             }
             net.step().unwrap();
         }

@@ -477,7 +477,8 @@ pub fn execute<M: Memory>(h: &mut Hart, mem: &mut M, d: Decoded) -> Result<Flow,
             crate::trap::mret(h);
             return Ok(Flow::Redirect);
         }
-        // No interrupt can become pending, so waiting for one ends at once (the specification allows a no-op).
+        // Here a no-op (the specification allows one); a chip whose interface can raise the external interrupt runs
+        // `wfi` itself while the interrupt is armed, and lets the core sleep until it is pending.
         Op::Wfi => {
             if h.privilege == Privilege::User && h.mstatus & mstatus::TW != 0 {
                 return Err(Fault::Privileged { op: "wfi", reason: "in user mode with mstatus.TW set" });

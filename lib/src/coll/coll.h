@@ -146,6 +146,9 @@ barrier_fn barrier_linear, barrier_dissemination, barrier_recursive_doubling, ba
 #ifdef NOCMSG_PORT_MPB
 barrier_fn barrier_mpb; /* through the MPBs (barrier/mpb.c) */
 #endif
+#ifdef NOCMSG_PORT_UDN
+barrier_fn barrier_udn_tree; /* on the UDN's queue 1 (barrier/udn_tree.c) */
+#endif
 bcast_fn bcast_linear, bcast_binomial, bcast_mesh, bcast_mesh_center, bcast_scatter_allgather, bcast_chain;
 #ifdef NOCMSG_PORT_MPB
 /* The SCC broadcast family (bcast/scc.h), on MPB chips only. */

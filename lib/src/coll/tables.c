@@ -21,6 +21,8 @@ enum {
     BARRIER_TREE_CENTER,
     BARRIER_MPB, /* MPB chips only */
 };
+/* The port's own barrier takes the same slot: mpb on MPB chips, udn_tree on UDN chips. */
+enum { BARRIER_UDN_TREE = BARRIER_MPB };
 enum {
     BCAST_LINEAR,
     BCAST_BINOMIAL,
@@ -61,6 +63,10 @@ enum { SCAN_LINEAR, SCAN_RECURSIVE_DOUBLING };
     [BCAST_HYBRID] = {"hybrid", (void *)bcast_hybrid, NEEDS_MPB_AREA}
 #define MPB_REDUCE [REDUCE_MPB] = {"mpb", (void *)reduce_mpb, NEEDS_MPB_AREA}
 #define MPB_BARRIER [BARRIER_MPB] = {"mpb", (void *)barrier_mpb, NEEDS_MPB_AREA}
+#elif defined(NOCMSG_PORT_UDN)
+#define MPB_BARRIER [BARRIER_UDN_TREE] = {"udn_tree", (void *)barrier_udn_tree, 0}
+#define SCC_FAMILY /* the SCC broadcast family needs MPBs */
+#define MPB_REDUCE
 #else
 #define MPB_BARRIER
 #define SCC_FAMILY /* the SCC broadcast family needs MPBs */
@@ -146,6 +152,10 @@ static int select_algorithm(enum coll_op op, size_t bytes, const struct comm *c,
      * rely on; so they run only when chosen (docs/collectives.md). */
     switch (op) {
     case OP_BARRIER:
+#ifdef NOCMSG_PORT_UDN
+        /* NoCMsg's: the centre-rooted tree on the UDN's own barrier queue, which keeps the engine going. */
+        return BARRIER_UDN_TREE;
+#endif
         /* The butterfly's partners are 1, 2, 4... hops away along rows, then columns; without a power of two it
          * needs two extra steps, and dissemination wins. */
         return (n & (n - 1)) == 0 ? BARRIER_RECURSIVE_DOUBLING : BARRIER_DISSEMINATION;

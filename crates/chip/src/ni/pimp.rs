@@ -274,7 +274,8 @@ mod tests {
     /// twin network whose receiver drains everything after `end` and reports each word's timestamps.
     #[test]
     fn words_never_received_count_in_the_occupancy_sums() {
-        let config = NiConfig { kind: crate::config::NiKind::Pimp, send_fifo_entries: 64, recv_fifo_entries: 4, mpb: None, udn: None };
+        let config =
+            NiConfig { kind: crate::config::NiKind::Pimp, send_fifo_entries: 64, recv_fifo_entries: 4, mpb: None, udn: None };
         // 20 words in bursts; the receive FIFO (4) and the router buffers fill, the rest waits in the send FIFO.
         let all: Vec<u64> = (0..20).map(|i| 10 + i / 5 * 7).collect();
         for end in [12, 40, 500] {

@@ -83,6 +83,8 @@ pub struct UdnCounters {
     pub words_left: u64,
     /// Arrival interrupts taken.
     pub interrupts: u64,
+    /// Cycles asleep in `wfi`, waiting for the arrival interrupt to become pending.
+    pub wfi_cycles: u64,
 }
 
 /// A packet on its way: the words its sender has written and the receiver has not yet drained.
@@ -174,10 +176,7 @@ impl Udn {
         let flits: Vec<noc::DrainedFlit> = net.take_drained_flits(node).collect();
         for f in flits {
             let q = (f.tag & !HEAD_NEEDS_NO_ROOM) as usize;
-            let entry = self
-                .in_flight
-                .get_mut(&f.payload)
-                .expect("a drained packet is in flight");
+            let entry = self.in_flight.get_mut(&f.payload).expect("a drained packet is in flight");
             let word = if f.seq == 0 {
                 self.sides[rank].counters.packets_received += 1;
                 (q == CATCH_ALL).then_some(entry.descriptor)
@@ -199,9 +198,10 @@ impl Udn {
     /// Whether queue `q` of `rank` has a word readable now (counting words drained and not yet absorbed).
     fn has_word(&self, rank: usize, q: usize, net: &Network) -> bool {
         !self.sides[rank].queues[q].is_empty()
-            || net.drained_flits(self.node(rank)).iter().any(|f| {
-                (f.tag & !HEAD_NEEDS_NO_ROOM) as usize == q && !(f.seq == 0 && q != CATCH_ALL)
-            })
+            || net
+                .drained_flits(self.node(rank))
+                .iter()
+                .any(|f| (f.tag & !HEAD_NEEDS_NO_ROOM) as usize == q && !(f.seq == 0 && q != CATCH_ALL))
     }
 
     fn credits(&self, rank: usize, net: &Network) -> u64 {
@@ -217,7 +217,10 @@ impl Udn {
                 let (dest, len, tag) = fields(word);
                 let ranks = self.placement.rank_node.len() as u64;
                 if dest >= ranks {
-                    return Err(format!("UDN header {word:#x} names destination {dest}: the program runs on cores 0..{}", ranks - 1));
+                    return Err(format!(
+                        "UDN header {word:#x} names destination {dest}: the program runs on cores 0..{}",
+                        ranks - 1
+                    ));
                 }
                 if len == 0 || len > u64::from(self.cfg.max_packet_words) {
                     return Err(format!(
@@ -229,51 +232,34 @@ impl Udn {
                 let id = self.next_id;
                 self.next_id += 1;
                 let descriptor = rank as u64 | len << 16 | tag << 32;
-                self.in_flight.insert(
-                    id,
-                    InFlight {
-                        words: VecDeque::with_capacity(len as usize),
-                        descriptor,
-                    },
-                );
-                let class_tag = if q == CATCH_ALL {
-                    q as u64
-                } else {
-                    q as u64 | HEAD_NEEDS_NO_ROOM
-                };
-                net.enqueue_open(
-                    node,
-                    self.placement.rank_node[dest as usize],
-                    1 + len as u16,
-                    id,
-                    class_tag,
-                );
+                self.in_flight.insert(id, InFlight { words: VecDeque::with_capacity(len as usize), descriptor });
+                let class_tag = if q == CATCH_ALL { q as u64 } else { q as u64 | HEAD_NEEDS_NO_ROOM };
+                net.enqueue_open(node, self.placement.rank_node[dest as usize], 1 + len as u16, id, class_tag);
                 net.release_flits(node, 1);
-                side.open = Some(Open {
-                    id,
-                    left: len as u32,
-                });
+                side.open = Some(Open { id, left: len as u32 });
                 side.counters.packets_sent += 1;
             }
             Some(open) => {
-                self.in_flight
-                    .get_mut(&open.id)
-                    .expect("the open packet is in flight")
-                    .words
-                    .push_back(word);
+                self.in_flight.get_mut(&open.id).expect("the open packet is in flight").words.push_back(word);
                 net.release_flits(node, 1);
-                side.open = (open.left > 1).then_some(Open {
-                    left: open.left - 1,
-                    ..open
-                });
+                side.open = (open.left > 1).then_some(Open { left: open.left - 1, ..open });
             }
         }
         side.counters.words_sent += 1;
-        side.counters.out_queue_peak = side
-            .counters
-            .out_queue_peak
-            .max(net.source_queue_flits(node));
+        side.counters.out_queue_peak = side.counters.out_queue_peak.max(net.source_queue_flits(node));
         Ok(())
+    }
+
+    /// The interrupt line: a word is readable in a queue whose arrival interrupt is enabled, counting
+    /// the words drained and not yet moved into the queues (for a sleeping core, whose queues are not brought up to
+    /// date). `mip.MEIP` and the interrupt follow the latency after the line rises ([`Udn::irq_pending`]).
+    fn irq_line(&self, rank: usize, net: &Network) -> bool {
+        let side = &self.sides[rank];
+        (0..QUEUES).any(|q| side.irq_enable & 1 << q != 0 && !side.queues[q].is_empty())
+            || net.drained_flits(self.node(rank)).iter().any(|f| {
+                let q = (f.tag & !HEAD_NEEDS_NO_ROOM) as usize;
+                side.irq_enable & 1 << q != 0 && !(f.seq == 0 && q != CATCH_ALL)
+            })
     }
 
     /// Whether a word in a queue whose arrival interrupt is enabled has been readable for the interrupt latency at
@@ -281,7 +267,9 @@ impl Udn {
     fn irq_pending(&self, rank: usize, cycle: u64) -> bool {
         let side = &self.sides[rank];
         let latency = u64::from(self.cfg.interrupt_latency_cycles);
-        (0..QUEUES).any(|q| side.irq_enable & 1 << q != 0 && side.queues[q].front().is_some_and(|&(_, since)| since + latency <= cycle))
+        (0..QUEUES).any(|q| {
+            side.irq_enable & 1 << q != 0 && side.queues[q].front().is_some_and(|&(_, since)| since + latency <= cycle)
+        })
     }
 
     /// The first cycle at or after `now` at which the arrival interrupt of `rank` could be due (the queues are up to
@@ -300,6 +288,31 @@ impl Udn {
         queued.unwrap_or(now + 1 + latency)
     }
 
+    /// `wfi` on an armed core: retires at once if the interrupt line is up or cannot rise (`mie.MEIE` clear: nothing
+    /// would end the wait), else the core sleeps until it rises (`wfi_cycles`). If `mstatus.MIE` lets it, the
+    /// interrupt is then taken when due, the latency after the line rose.
+    fn wfi(&mut self, core: &mut Core, d: &Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
+        let (rank, now) = (core.rank, net.now().0);
+        self.absorb(rank, net);
+        let line = self.irq_line(rank, net);
+        core.hart.meip = self.irq_pending(rank, now);
+        if !line && core.hart.mie & riscv::hart::mip::MEIP != 0 && self.sides[rank].irq_enable != 0 {
+            let side = &mut self.sides[rank];
+            side.wait_since.get_or_insert(now);
+            side.counters.wfi_cycles += 1;
+            core.charge(core.hart.pc, 1);
+            core.hart.cycle += 1;
+            return NiOutcome::Waiting { period: 1 };
+        }
+        self.sides[rank].wait_since = None;
+        let (pc, start) = (core.hart.pc, core.hart.cycle);
+        core.hart.pc = pc.wrapping_add(u64::from(d.len));
+        core.retire(d, false, env);
+        core.charge(pc, core.hart.cycle - start);
+        core.irq_until = self.irq_window(rank, now);
+        NiOutcome::Continue
+    }
+
     /// Stalls the core one cycle on `d` (which does not retire), counting it to `cause`.
     fn stall(&mut self, core: &mut Core, credit: bool) -> NiOutcome {
         let side = &mut self.sides[core.rank];
@@ -314,12 +327,7 @@ impl Udn {
         NiOutcome::Waiting { period: 1 }
     }
 
-    fn access(
-        &mut self,
-        core: &mut Core,
-        d: &Decoded,
-        net: &mut Network,
-    ) -> Result<Option<u64>, String> {
+    fn access(&mut self, core: &mut Core, d: &Decoded, net: &mut Network) -> Result<Option<u64>, String> {
         let rank = core.rank;
         let csr = csr_of(d);
         let (reads, write) = csr_access(core, d);
@@ -365,31 +373,21 @@ impl Udn {
             }
             CSR_CREDITS | CSR_AVAIL => {
                 if write.is_some() {
-                    return Err(read_only(if csr == CSR_CREDITS {
-                        "udn.credits"
-                    } else {
-                        "udn.avail"
-                    }));
+                    return Err(read_only(if csr == CSR_CREDITS { "udn.credits" } else { "udn.avail" }));
                 }
                 if csr == CSR_CREDITS {
                     return Ok(Some(self.credits(rank, net)));
                 }
                 self.absorb(rank, net);
                 let side = &self.sides[rank];
-                Ok(Some(
-                    (0..QUEUES)
-                        .filter(|&q| !side.queues[q].is_empty())
-                        .fold(0, |m, q| m | 1 << q),
-                ))
+                Ok(Some((0..QUEUES).filter(|&q| !side.queues[q].is_empty()).fold(0, |m, q| m | 1 << q)))
             }
             c if (CSR_COUNT..CSR_COUNT + QUEUES as u16).contains(&c) => {
                 if write.is_some() {
                     return Err(read_only("a udn.count register"));
                 }
                 self.absorb(rank, net);
-                Ok(Some(
-                    self.sides[rank].queues[usize::from(c - CSR_COUNT)].len() as u64,
-                ))
+                Ok(Some(self.sides[rank].queues[usize::from(c - CSR_COUNT)].len() as u64))
             }
             CSR_MAX_PACKET => {
                 if write.is_some() {
@@ -432,23 +430,19 @@ impl NetworkInterface for Udn {
         }
     }
 
-    fn execute(
-        &mut self,
-        core: &mut Core,
-        d: Decoded,
-        net: &mut Network,
-        env: &CoreEnv,
-    ) -> NiOutcome {
-        debug_assert_eq!(
-            core.hart.cycle,
-            net.now().0,
-            "the network must have caught up with the core"
-        );
-        if !matches!(
-            d.op,
-            Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
-        ) {
-            core.fault(FaultKind::IllegalInstruction, format!("{} is a PIMP instruction; this chip's interface is the UDN (CSRs 0x800..0x806, 0xcc0..0xcc6)", d.op.name()));
+    fn execute(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv) -> NiOutcome {
+        debug_assert_eq!(core.hart.cycle, net.now().0, "the network must have caught up with the core");
+        if d.op == Op::Wfi {
+            return self.wfi(core, &d, net, env);
+        }
+        if !matches!(d.op, Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci) {
+            core.fault(
+                FaultKind::IllegalInstruction,
+                format!(
+                    "{} is a PIMP instruction; this chip's interface is the UDN (CSRs 0x800..0x806, 0xcc0..0xcc6)",
+                    d.op.name()
+                ),
+            );
             return NiOutcome::Stopped;
         }
         match self.access(core, &d, net) {
@@ -472,6 +466,9 @@ impl NetworkInterface for Udn {
     }
 
     fn still_waiting(&self, core: &Core, d: &Decoded, net: &Network) -> bool {
+        if d.op == Op::Wfi {
+            return !self.irq_line(core.rank, net);
+        }
         match csr_of(d) {
             CSR_SEND => self.credits(core.rank, net) == 0,
             c => !self.has_word(core.rank, usize::from(c - CSR_RECV), net),
@@ -483,7 +480,9 @@ impl NetworkInterface for Udn {
         core.charge(core.hart.pc, cycles);
         core.hart.cycle += cycles;
         let c = &mut self.sides[core.rank].counters;
-        if csr_of(d) == CSR_SEND {
+        if d.op == Op::Wfi {
+            c.wfi_cycles += cycles;
+        } else if csr_of(d) == CSR_SEND {
             c.credit_stall_cycles += cycles;
         } else {
             c.recv_stall_cycles += cycles;
@@ -495,41 +494,34 @@ impl NetworkInterface for Udn {
     }
 
     fn describe_wait(&self, d: &Decoded) -> String {
+        if d.op == Op::Wfi {
+            return "waits in wfi for the UDN arrival interrupt (no word in the queues udn.irqen enables)".into();
+        }
         match csr_of(d) {
-            CSR_SEND => format!(
-                "stalls writing udn.send: its output queue ({} words) is full",
-                self.cfg.out_queue_words
-            ),
-            c if c == CSR_RECV + CATCH_ALL as u16 => {
-                "stalls reading udn.recvc: the catch-all queue is empty".into()
+            CSR_SEND => {
+                format!("stalls writing udn.send: its output queue ({} words) is full", self.cfg.out_queue_words)
             }
-            c => format!(
-                "stalls reading udn.recv{}: receive queue {} is empty",
-                c - CSR_RECV,
-                c - CSR_RECV
-            ),
+            c if c == CSR_RECV + CATCH_ALL as u16 => "stalls reading udn.recvc: the catch-all queue is empty".into(),
+            c => format!("stalls reading udn.recv{}: receive queue {} is empty", c - CSR_RECV, c - CSR_RECV),
         }
     }
 
-    fn node_owners(
-        &self,
-        cores: &[Core],
-        waiting: &[(usize, Decoded)],
-        nodes: usize,
-    ) -> Vec<Option<NodeOwner>> {
+    fn node_owners(&self, cores: &[Core], waiting: &[(usize, Decoded)], nodes: usize) -> Vec<Option<NodeOwner>> {
         let mut owners = vec![None; nodes];
         for core in cores {
             let name = format!("core {} (tile {})", core.rank, core.tile);
             // A core stalled writing its output queue reads none of its receive queues until the write completes:
             // its demultiplexer, once the queues are full, waits for its send.
-            let blocked_sending = waiting
-                .iter()
-                .any(|(rank, d)| *rank == core.rank && csr_of(d) == CSR_SEND);
+            let blocked_sending = waiting.iter().any(|(rank, d)| *rank == core.rank && csr_of(d) == CSR_SEND);
             owners[self.node(core.rank).0 as usize] = Some(NodeOwner {
                 injection: format!("{name} UDN output queue"),
                 ejection: format!("{name} UDN input queue"),
-                drains_after_send: blocked_sending
-                    .then(|| format!("core {} to read its receive queues, which it does only once its output queue has room", core.rank)),
+                drains_after_send: blocked_sending.then(|| {
+                    format!(
+                        "core {} to read its receive queues, which it does only once its output queue has room",
+                        core.rank
+                    )
+                }),
             });
         }
         owners
@@ -550,20 +542,11 @@ impl NetworkInterface for Udn {
             let unabsorbed: Vec<u64> = net
                 .drained_flits(node)
                 .iter()
-                .filter(|f| {
-                    f.cycle.0 < end
-                        && !(f.seq == 0 && (f.tag & !HEAD_NEEDS_NO_ROOM) as usize != CATCH_ALL)
-                })
+                .filter(|f| f.cycle.0 < end && !(f.seq == 0 && (f.tag & !HEAD_NEEDS_NO_ROOM) as usize != CATCH_ALL))
                 .map(|f| f.cycle.0 + 1)
                 .collect();
             let side = &mut self.sides[rank];
-            for since in side
-                .queues
-                .iter()
-                .flatten()
-                .map(|&(_, since)| since)
-                .chain(unabsorbed)
-            {
+            for since in side.queues.iter().flatten().map(|&(_, since)| since).chain(unabsorbed) {
                 side.counters.words_left += 1;
                 side.counters.queue_entry_cycles += end.saturating_sub(since);
             }
