@@ -1,6 +1,7 @@
 /*
  * posix.c - the POSIX pieces that picolibc lacks or gets wrong on a simulated core: clocks in simulated time,
- * sleeping in simulated time, abort() for the whole run, and sysconf.
+ * sleeping in simulated time, abort() for the whole run, sysconf, and getenv (the environment `nocmsg run --env`
+ * gives, fetched once through NOCMSG_SYS_ENVIRON).
  *
  * clock_gettime, clock_getres, gettimeofday, time and clock all read the core's cycle counter and convert it at
  * the chip's clock frequency (nocmsg_boot.frequency_hz), so a program's timings are simulated time and come out the
@@ -13,6 +14,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,6 +153,32 @@ int usleep(useconds_t microseconds)
 {
     struct timespec t = {.tv_sec = (time_t)(microseconds / 1000000), .tv_nsec = (long)(microseconds % 1000000) * 1000};
     return nanosleep(&t, NULL);
+}
+
+/* The environment, "NAME=VALUE\0...\0\0", fetched on the first getenv: up to ENVIRON_MAX bytes of it (a larger one
+ * is cut at a whole entry). */
+#define ENVIRON_MAX 4096
+static char environment[ENVIRON_MAX];
+static int environment_fetched;
+
+char *getenv(const char *name)
+{
+    if (!environment_fetched) {
+        struct {
+            char *buffer;
+            uintptr_t capacity;
+        } block = {environment, sizeof environment};
+        if (nocmsg_semihost(NOCMSG_SYS_ENVIRON, &block) > sizeof environment)
+            environment[0] = environment[1] = '\0'; /* too large for the buffer: seen as empty */
+        environment_fetched = 1;
+    }
+    size_t len = 0;
+    while (name[len] && name[len] != '=')
+        len++;
+    for (char *e = environment; *e; e += strlen(e) + 1)
+        if (strncmp(e, name, len) == 0 && e[len] == '=')
+            return e + len + 1;
+    return NULL;
 }
 
 /* abort() ends the whole run, as an aborting rank ends an MPI job natively, with status 134 (128 + SIGABRT, how a

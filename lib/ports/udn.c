@@ -19,7 +19,18 @@
  *
  * Waiting for a word is a read of the empty queue, which stalls the core; the simulator lets a stalled core sleep,
  * so a waiting rank costs nothing until its word lands. The word read ahead is kept for the next pull.
+ *
+ * The interrupt-driven mode (environment NOCMSG_UDN_MODE=interrupt, `nocmsg run --env`): the baseline NoCMsg was
+ * measured against, in the style of Tilera's OperaMPI. The message-arrival interrupt takes every word of queue 0
+ * into a software ring as it lands (the handler runs on the core, costing its trap entry and register saves), and
+ * every data packet is acknowledged: the receiver's handler (or, while this rank is writing a packet of its own, its
+ * next library call) sends a one-word ACK to the sender's queue 2, and a sender starts its next packet to a
+ * destination only once the last one is acknowledged (stop and wait). The library above is the same; only where
+ * words come from and when packets may go differ. While the main code writes a packet, interrupts are masked, so the
+ * handler never writes into the middle of it; it writes an ACK only when no packet is open and two credits are
+ * there, so it never stalls.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +44,29 @@
 /* The library's traffic goes to tagged queue 0 (queue 1 is the barrier's: src/coll/barrier/udn_tree.c). */
 enum { Q = 0 };
 
+/* The interrupt-driven mode's state; the handler writes what is marked (handler). */
+struct irq_state {
+    uint64_t *ring;            /* queue 0's words, taken by the handler */
+    size_t mask;               /* ring slots - 1 (a power of two) */
+    volatile size_t head;      /* (handler) words put in */
+    size_t tail;               /* words taken out */
+    volatile int ring_full;    /* (handler) queue 0's interrupt is off until the ring has room */
+    unsigned h_left;           /* (handler) words left of the packet being taken */
+    int h_src;                 /* (handler) its source */
+    volatile unsigned *acked;  /* (handler) per destination: ACKs received */
+    unsigned *sent;            /* per destination: data packets started */
+    int *owed;                 /* ring of sources owed an ACK (each has at most one unacknowledged packet to us) */
+    unsigned owed_mask;
+    volatile unsigned owed_head; /* (handler) */
+    volatile unsigned owed_tail; /* (handler and main, with interrupts masked) */
+    volatile unsigned acks;      /* (handler) ACKs received in all */
+    unsigned acks_seen;          /* acks when a push last had to wait for one */
+};
+
 static struct {
     int me, n;
+    int irq_mode; /* NOCMSG_UDN_MODE=interrupt */
+    struct irq_state *irq;
     unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
     /* sending */
     int open_dest;       /* destination of the packet being written, -1 when none is */
@@ -46,6 +78,126 @@ static struct {
     uint64_t ahead;
 } udn;
 
+/* ---- the interrupt-driven mode ------------------------------------------------------------------------ */
+
+enum { ACK_QUEUE = 2, IRQ_QUEUES = 1u << 0 | 1u << ACK_QUEUE };
+
+#define ZICSR(insn) ".option push\n\t.option arch, +zicsr\n\t" insn "\n\t.option pop"
+
+static inline void irq_mask(void)
+{
+    __asm__ volatile(ZICSR("csrc mstatus, %0") : : "r"(8) : "memory");
+}
+
+static inline void irq_unmask(void)
+{
+    __asm__ volatile(ZICSR("csrs mstatus, %0") : : "r"(8) : "memory");
+}
+
+/* Sends the ACKs owed, as long as no packet is open and credits allow (interrupts masked, or in the handler). */
+static void send_acks(void)
+{
+    struct irq_state *q = udn.irq;
+    while (q->owed_tail != q->owed_head && udn.open_dest < 0 && nocmsg_udn_credits() >= 2) {
+        int src = q->owed[q->owed_tail & q->owed_mask];
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(src, 1, ACK_QUEUE));
+        nocmsg_udn_send((uint64_t)udn.me);
+        q->owed_tail++;
+    }
+}
+
+/* The message-arrival interrupt: ACKs into the counts, queue 0 into the ring (until it is full), and the ACKs owed
+ * out if the main code is not writing a packet. mtvec holds a 4-byte aligned BASE. */
+__attribute__((interrupt("machine"), aligned(4))) static void udn_interrupt(void)
+{
+    struct irq_state *q = udn.irq;
+    while (nocmsg_udn_count(ACK_QUEUE) != 0) {
+        q->acked[nocmsg_udn_recv(ACK_QUEUE)]++;
+        q->acks++;
+    }
+    uint64_t there;
+    while ((there = nocmsg_udn_count(Q)) != 0) {
+        size_t room = q->mask + 1 - (q->head - q->tail);
+        if (room == 0) {
+            /* Full: queue 0 backs up in hardware until the main code takes words (rx_take turns it back on). */
+            q->ring_full = 1;
+            nocmsg_udn_irq_enable(1u << ACK_QUEUE);
+            break;
+        }
+        for (size_t k = 0; k < there && k < room; k++) {
+            uint64_t w = nocmsg_udn_recv(Q);
+            q->ring[q->head & q->mask] = w;
+            q->head++;
+            if (q->h_left == 0) {
+                q->h_src = (int)NOCMSG_UDN_FIELD_RANK(w);
+                q->h_left = NOCMSG_UDN_FIELD_LENGTH(w);
+            } else if (--q->h_left == 0) {
+                q->owed[q->owed_head & q->owed_mask] = q->h_src;
+                q->owed_head++;
+            }
+        }
+    }
+    send_acks();
+}
+
+/* Sets up the interrupt-driven mode: the ring, the counts, the handler, and the interrupt enabled. */
+static int irq_init(void)
+{
+    struct irq_state *q = calloc(1, sizeof *q);
+    size_t slots = 1 << 16;
+    unsigned owed = 1;
+    while (owed < (unsigned)udn.n)
+        owed <<= 1;
+    if (!q || !(q->ring = malloc(slots * sizeof *q->ring)) || !(q->acked = calloc((size_t)udn.n, sizeof *q->acked)) ||
+        !(q->sent = calloc((size_t)udn.n, sizeof *q->sent)) || !(q->owed = malloc(owed * sizeof *q->owed)))
+        return NOCMSG_ERR_NO_MEM;
+    q->mask = slots - 1;
+    q->owed_mask = owed - 1;
+    udn.irq = q;
+    __asm__ volatile(ZICSR("csrw mtvec, %0") : : "r"(udn_interrupt) : "memory");
+    nocmsg_udn_irq_enable(IRQ_QUEUES);
+    irq_unmask();
+    return NOCMSG_SUCCESS;
+}
+
+/* Sends the ACKs owed, then sleeps until an interrupt is pending, unless the ring has words. Masked around the
+ * test, so the interrupt that fills the ring cannot come between the test and the wfi (wfi wakes on a pending
+ * interrupt, masked or not), and taken when unmasked. */
+static void irq_wait_for_ring(void)
+{
+    irq_mask();
+    send_acks(); /* the words waited for may be the next packet of a sender waiting for our ACK */
+    if (udn.irq->head == udn.irq->tail && !udn.ahead_valid)
+        __asm__ volatile("wfi" ::: "memory");
+    irq_unmask();
+}
+
+/* Words of queue 0 there to take: in the hardware queue, or in the ring in the interrupt-driven mode. */
+static inline uint64_t rx_count(void)
+{
+    if (!udn.irq_mode)
+        return nocmsg_udn_count(Q);
+    return udn.irq->head - udn.irq->tail;
+}
+
+/* The next word of queue 0, waiting for it: a stalling read, or in the interrupt-driven mode a wait (wfi) until
+ * the handler has put one in the ring. */
+static inline uint64_t rx_take(void)
+{
+    if (!udn.irq_mode)
+        return nocmsg_udn_recv(Q);
+    struct irq_state *q = udn.irq;
+    while (q->head == q->tail)
+        irq_wait_for_ring();
+    uint64_t w = q->ring[q->tail & q->mask];
+    q->tail++;
+    if (q->ring_full) {
+        q->ring_full = 0;
+        nocmsg_udn_irq_enable(IRQ_QUEUES);
+    }
+    return w;
+}
+
 int nocmsg_port_init(int *rank, int *size)
 {
     memset(&udn, 0, sizeof udn);
@@ -56,14 +208,34 @@ int nocmsg_port_init(int *rank, int *size)
     udn.cur_src = -1;
     if (udn.max_words < 2 || udn.n > 0xffff)
         return NOCMSG_ERR_INTERN;
-    /* The arrival interrupt may end a wfi (nocmsg_port_udn_sleep); mstatus.MIE stays clear, so it is never taken. */
-    __asm__ volatile(".option push\n\t.option arch, +zicsr\n\tcsrs mie, %0\n\t.option pop" : : "r"(1 << 11));
+    /* The arrival interrupt may end a wfi (nocmsg_port_udn_sleep); mstatus.MIE stays clear, so it is never taken,
+     * except in the interrupt-driven mode. */
+    __asm__ volatile(ZICSR("csrs mie, %0") : : "r"(1 << 11));
+    const char *mode = getenv("NOCMSG_UDN_MODE");
+    if (mode && strcmp(mode, "interrupt") == 0) {
+        udn.irq_mode = 1;
+        int err = irq_init();
+        if (err != NOCMSG_SUCCESS)
+            return err;
+    } else if (mode && strcmp(mode, "poll") != 0) {
+        fprintf(stderr, "nocmsg: NOCMSG_UDN_MODE=%s: the UDN port's modes are poll (the work loop) and interrupt\n", mode);
+        return NOCMSG_ERR_ARG;
+    }
     *rank = udn.me;
     *size = udn.n;
     return NOCMSG_SUCCESS;
 }
 
-void nocmsg_port_finalize(void) {}
+void nocmsg_port_finalize(void)
+{
+    if (udn.irq_mode) {
+        /* Peers may wait for the ACKs still owed: send them, then no more interrupts. */
+        irq_mask();
+        while (udn.irq->owed_tail != udn.irq->owed_head)
+            send_acks();
+        nocmsg_udn_irq_enable(0);
+    }
+}
 
 const char *nocmsg_port_kind(void)
 {
@@ -75,7 +247,31 @@ const char *nocmsg_port_kind(void)
 /* Writes up to n of words to dest, `total` (>= n) being the words the caller will send to dest in sequence (the
  * length a new packet announces, up to the packet limit), as far as the output queue has credits; returns how many
  * it wrote. Never stalls. */
+static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total);
+
 static size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
+{
+    if (!udn.irq_mode)
+        return push_run_now(dest, words, n, total);
+    /* Interrupt-driven: the handler must not write into the middle of a packet, so it waits (masked) while this
+     * rank writes; and a new packet to dest waits for the last one's ACK. */
+    irq_mask();
+    send_acks();
+    size_t k = 0;
+    if (udn.open_dest < 0 && udn.irq->acked[dest] != udn.irq->sent[dest])
+        udn.irq->acks_seen = udn.irq->acks; /* port_wait sleeps only if no ACK has come since */
+    else if (udn.open_dest == dest || udn.open_dest < 0) {
+        int before = udn.open_dest;
+        k = push_run_now(dest, words, n, total);
+        if (k && before != dest)
+            udn.irq->sent[dest]++; /* push_run_now stops at the end of a packet in this mode: one packet at most */
+    }
+    send_acks();
+    irq_unmask();
+    return k;
+}
+
+static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total)
 {
     if (n == 0 || (udn.open_dest >= 0 && udn.open_dest != dest))
         return 0;
@@ -103,8 +299,11 @@ static size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
         k += m;
         credits -= m;
         udn.open_left -= (unsigned)m;
-        if (udn.open_left == 0)
+        if (udn.open_left == 0) {
             udn.open_dest = -1;
+            if (udn.irq_mode)
+                break; /* the next packet waits for this one's ACK */
+        }
         if (m == 0)
             break;
     }
@@ -173,8 +372,8 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
 
 int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
 {
-    if (udn.open_dest >= 0)
-        return 0;
+    if (udn.open_dest >= 0 || udn.irq_mode)
+        return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
     size_t words = (bytes + 7) / 8, at = 0, whole = bytes / 8;
     const unsigned char *b = buf;
     int aligned = ((uintptr_t)buf & 7) == 0;
@@ -206,11 +405,16 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
 
 int nocmsg_port_udn_control(int dest, uint64_t word)
 {
-    if (udn.open_dest >= 0 || nocmsg_udn_credits() < 2)
-        return 0;
-    nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, 1, 1));
-    nocmsg_udn_send(word);
-    return 1;
+    if (udn.irq_mode)
+        irq_mask();
+    int ok = udn.open_dest < 0 && nocmsg_udn_credits() >= 2;
+    if (ok) {
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, 1, 1));
+        nocmsg_udn_send(word);
+    }
+    if (udn.irq_mode)
+        irq_unmask();
+    return ok;
 }
 
 int nocmsg_port_udn_control_poll(uint64_t *word)
@@ -223,8 +427,18 @@ int nocmsg_port_udn_control_poll(uint64_t *word)
 
 void nocmsg_port_udn_sleep(void)
 {
+    if (udn.irq_mode) {
+        /* The barrier's queue too may end the wait; the handler takes queue 0's words meanwhile. */
+        irq_mask();
+        nocmsg_udn_irq_enable(IRQ_QUEUES | 2);
+        if (rx_count() == 0 && nocmsg_udn_count(1) == 0)
+            __asm__ volatile("wfi" ::: "memory");
+        nocmsg_udn_irq_enable(udn.irq->ring_full ? 1u << ACK_QUEUE : IRQ_QUEUES);
+        irq_unmask();
+        return;
+    }
     nocmsg_udn_irq_enable(3);
-    if (nocmsg_udn_count(0) == 0 && nocmsg_udn_count(1) == 0)
+    if (nocmsg_udn_count(Q) == 0 && nocmsg_udn_count(1) == 0)
         __asm__ volatile("wfi" ::: "memory");
     nocmsg_udn_irq_enable(0);
 }
@@ -232,7 +446,7 @@ void nocmsg_port_udn_sleep(void)
 /* A word has arrived for this rank (read ahead, or in queue 0). */
 static inline int word_waiting(void)
 {
-    return udn.ahead_valid || nocmsg_udn_count(Q) != 0;
+    return udn.ahead_valid || rx_count() != 0;
 }
 
 /* Whether a push could write a word now: the open packet needs one credit, a new one three. */
@@ -265,11 +479,11 @@ static inline void begin_packet(uint64_t source_word)
 int nocmsg_port_poll(int *src)
 {
     if (!udn.ahead_valid) {
-        uint64_t there = nocmsg_udn_count(Q);
+        uint64_t there = rx_count();
         if (there == 0)
             return 0;
         if (udn.cur_left == 0) {
-            begin_packet(nocmsg_udn_recv(Q));
+            begin_packet(rx_take());
             if (there == 1)
                 return 0; /* its first word is still on its way */
         }
@@ -286,15 +500,15 @@ uint64_t nocmsg_port_pull1_from(int src)
         return udn.ahead;
     }
     udn.cur_left--;
-    return nocmsg_udn_recv(Q);
+    return rx_take();
 }
 
 int nocmsg_port_next(void)
 {
     if (!udn.ahead_valid) {
         if (udn.cur_left == 0)
-            begin_packet(nocmsg_udn_recv(Q)); /* stalls (asleep) until a packet comes */
-        udn.ahead = nocmsg_udn_recv(Q);
+            begin_packet(rx_take()); /* stalls (asleep) until a packet comes */
+        udn.ahead = rx_take();
         udn.ahead_valid = 1;
         udn.cur_left--;
     }
@@ -308,9 +522,9 @@ static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
     size_t k = 0;
     if (udn.cur_src != src && udn.cur_left == 0 && !udn.ahead_valid && k < n) {
         /* src's words may start with the next packet. */
-        if (!wait && nocmsg_udn_count(Q) == 0)
+        if (!wait && rx_count() == 0)
             return 0;
-        begin_packet(nocmsg_udn_recv(Q));
+        begin_packet(rx_take());
     }
     if (udn.cur_src != src)
         return 0;
@@ -321,22 +535,22 @@ static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
     while (k < n) {
         if (udn.cur_left == 0) {
             /* The next packet: go on if it is src's. */
-            if (!wait && nocmsg_udn_count(Q) == 0)
+            if (!wait && rx_count() == 0)
                 break;
-            begin_packet(nocmsg_udn_recv(Q));
+            begin_packet(rx_take());
             if (udn.cur_src != src)
                 break;
         }
         size_t m = n - k < udn.cur_left ? n - k : udn.cur_left;
         if (!wait) {
-            uint64_t there = nocmsg_udn_count(Q);
+            uint64_t there = rx_count();
             if (there < m)
                 m = (size_t)there;
             if (m == 0)
                 break;
         }
         for (size_t i = 0; i < m; i++)
-            words[k + i] = nocmsg_udn_recv(Q);
+            words[k + i] = rx_take();
         k += m;
         udn.cur_left -= (unsigned)m;
     }
@@ -377,6 +591,19 @@ size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
 
 void nocmsg_port_wait(int sending)
 {
+    if (udn.irq_mode) {
+        /* The engine waits for a word, an ACK or a credit: one wfi (or none), then it looks again. Owed ACKs go out
+         * first (the handler leaves them while a packet is open). */
+        irq_mask();
+        send_acks();
+        /* An open packet waits only for credits, which raise no interrupt: look again (they come back within a few
+         * cycles); so does a push that waited for an ACK if one has come since. Anything else comes with an
+         * interrupt. */
+        if (!word_waiting() && !(sending && (udn.open_dest >= 0 || udn.irq->acks != udn.irq->acks_seen)))
+            __asm__ volatile("wfi" ::: "memory");
+        irq_unmask();
+        return;
+    }
     if (!sending) {
         nocmsg_port_next(); /* reads the next word ahead, stalling (asleep) until it lands */
         return;

@@ -33,6 +33,7 @@ enum {
     /* nocmsg's own operations, in the range the specification leaves to applications (0x100-0x1ff). */
     NOCMSG_SYS_ABORT = 0x100, /* block {code}: end the whole run (every core) with this code */
     NOCMSG_SYS_SLEEP = 0x101, /* block {seconds, nanoseconds}: this core's clock moves on that much */
+    NOCMSG_SYS_ENVIRON = 0x102, /* block {buffer, capacity}: "NAME=VALUE\0...\0\0" if it fits; returns its size */
 };
 
 static inline uintptr_t nocmsg_semihost(uintptr_t op, void *arg)

@@ -57,6 +57,8 @@ pub struct RunOptions {
     pub profile: bool,
     /// Synthetic traffic sharing the network with the program (`--background`).
     pub background: Vec<BackgroundSpec>,
+    /// The environment every core's program sees (`--env`; semihosting `NOCMSG_SYS_ENVIRON`).
+    pub env: Vec<(String, String)>,
 }
 
 /// Something the run reports while it goes.
@@ -323,6 +325,7 @@ impl Chip {
             costs: config.core.timing.cost_table(),
             frequency_hz: config.frequency_hz(),
             command_line: command_line(&name, &options.args),
+            environment: options.env.iter().map(|(k, v)| format!("{k}={v}\0")).collect(),
             heap_start,
             heap_end,
             stack_floor: if program.boot_block.is_some() { heap_end } else { 0 },

@@ -250,6 +250,8 @@ pub struct CoreEnv {
     pub costs: CostTable,
     pub frequency_hz: u64,
     pub command_line: String,
+    /// The program's environment: `NAME=VALUE` entries, each followed by a NUL.
+    pub environment: String,
     pub heap_start: u64,
     /// The bottom of the stack reservation: the heap stops here.
     pub heap_end: u64,

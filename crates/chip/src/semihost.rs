@@ -6,10 +6,10 @@
 //! Files are confined to the run's working directory: relative paths without `..`. Time is simulated time (the
 //! core's cycle count at the chip's clock), so programs measure the simulated machine and runs are reproducible.
 //!
-//! Two operations are nocmsg's own, numbered in the range the specification leaves to applications (0x100 to
-//! 0x1ff): [`NOCMSG_SYS_ABORT`] ends the whole run, not only the calling core (MPI_Abort, abort()), and
+//! Three operations are nocmsg's own, numbered in the range the specification leaves to applications (0x100 to
+//! 0x1ff): [`NOCMSG_SYS_ABORT`] ends the whole run, not only the calling core (MPI_Abort, abort()),
 //! [`NOCMSG_SYS_SLEEP`] lets simulated time pass on the calling core (sleep, usleep, nanosleep) without simulating
-//! a busy loop.
+//! a busy loop, and [`NOCMSG_SYS_ENVIRON`] hands the program its environment (`nocmsg run --env`; getenv).
 
 use crate::console::Stream;
 use crate::core::{Core, CoreEnv};
@@ -48,6 +48,9 @@ pub const NOCMSG_SYS_ABORT: u64 = 0x100;
 /// nocmsg: sleep; the parameter block is `{seconds, nanoseconds}` (nanoseconds below 10^9): the core's clock
 /// moves on by that much simulated time, rounded up to whole cycles. Returns 0, or -1 for a bad duration.
 pub const NOCMSG_SYS_SLEEP: u64 = 0x101;
+/// Block {buffer, capacity}: the environment as `NAME=VALUE` entries each ending in a NUL, and one more NUL after the
+/// last, if it fits in `capacity` bytes; returns the bytes it takes (whether or not it fit).
+pub const NOCMSG_SYS_ENVIRON: u64 = 0x102;
 
 /// `ADP_Stopped_ApplicationExit`: the reason code of a normal exit.
 const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
@@ -390,6 +393,17 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
                 }
                 None => fail(files, EINVAL),
             }
+        }
+        NOCMSG_SYS_ENVIRON => {
+            let (buf, cap) = (field(ram, arg, 0)?, field(ram, arg, 1)?);
+            let text = env.environment.as_bytes();
+            let needed = text.len() as u64 + 1;
+            if needed <= cap {
+                let dst = ram.slice_mut(buf, text.len() + 1).ok_or_else(|| format!("NOCMSG_SYS_ENVIRON buffer {buf:#x} is outside memory"))?;
+                dst[..text.len()].copy_from_slice(text);
+                dst[text.len()] = 0;
+            }
+            needed
         }
         other => return Err(format!("operation {other:#x} is not supported")),
     };

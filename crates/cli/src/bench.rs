@@ -165,6 +165,7 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
             work_dir: std::env::current_dir()?,
             profile: false,
             background: vec![],
+            env: vec![],
         };
         let mut chip = Chip::new(config.clone(), &prog, options).map_err(|e| crate::Exit::Usage(e.to_string()))?;
         let (end, stats) = chip.run(&mut |_| {});

@@ -54,6 +54,9 @@ pub struct RunArgs {
     /// node per cycle). Its latency is reported apart from the program's in --stats (network.background).
     #[arg(long, value_name = "SPEC", value_parser = chip::background::BackgroundSpec::parse)]
     pub background: Vec<chip::background::BackgroundSpec>,
+    /// An environment variable every core's program sees (getenv; repeatable), e.g. `--env NOCMSG_BARRIER=linear`.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
     /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
@@ -169,6 +172,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         work_dir,
         profile: args.profile.is_some(),
         background: args.background.clone(),
+        env: args.env.clone(),
     };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
@@ -318,4 +322,19 @@ mod tests {
         dup.push("77".into());
         assert!(select(&dup.join(","), 100_000).unwrap_err().contains("tile 77 is selected twice"));
     }
+}
+
+/// `NAME=VALUE` of `--env`: a name of letters, digits and underscores not starting with a digit.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("{text:?} is not NAME=VALUE"))?;
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(format!("{name:?} is not a variable name (letters, digits and _, not starting with a digit)"));
+    }
+    if value.contains('\0') {
+        return Err(format!("the value of {name} contains a NUL byte"));
+    }
+    Ok((name.to_string(), value.to_string()))
 }

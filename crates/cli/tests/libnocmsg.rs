@@ -7,7 +7,8 @@
 //! The same suite built for the MPB port (`bin/nocmsg-cc --chip mpb-2x2`: lib/ports/mpb.c) runs on the 4 cores of
 //! mpb-2x2 (16-bit counts, rings of 4 KiB) and on 8 cores of mpb-8x8 (byte counts, rings of 2 KiB), and must give the
 //! native checksums of 4 and 8 ranks; built for the UDN port (`--chip udn-2x2`: lib/ports/udn.c) it runs on udn-2x2
-//! and the 16 cores of udn-4x4, with the native checksums of 4 and 16 ranks.
+//! and the 16 cores of udn-4x4, with the native checksums of 4 and 16 ranks, in both of the port's modes (the work
+//! loop, and the interrupt-driven baseline: `--env NOCMSG_UDN_MODE=interrupt`).
 //!
 //! The simulated suite also runs on pimp-2x2 built with `-DNOCMSG_NO_INLINE`, so the library's own paths are
 //! checked as well as the inline fast paths of `nocmsg_inline.h`; the ping-pong benchmark's cycle counts on
@@ -83,7 +84,7 @@ fn native(ranks: usize) -> &'static Output {
 /// `nocmsg run` on every core of a chip, once per test run and chip (`pimp-2x2-no-inline`: pimp-2x2 running the
 /// build without inline fast paths; the MPB chips run the MPB build, mpb-8x8 on its first 8 cores).
 fn simulated(chip_name: &str) -> &'static Output {
-    static RUNS: [OnceLock<Output>; 7] = [const { OnceLock::new() }; 7];
+    static RUNS: [OnceLock<Output>; 9] = [const { OnceLock::new() }; 9];
     let (slot, extra): (usize, &[&str]) = match chip_name {
         "pimp-2x2" => (0, &[]),
         "pimp-4x4" => (1, &["--max-cycles", "2000000000"]),
@@ -95,11 +96,15 @@ fn simulated(chip_name: &str) -> &'static Output {
         // About 35M and 41M cycles.
         "udn-2x2" => (5, &["--max-cycles", "200000000"]),
         "udn-4x4" => (6, &["--max-cycles", "200000000"]),
+        // About 55M and 64M cycles.
+        "udn-2x2-interrupt" => (7, &["--max-cycles", "300000000", "--env", "NOCMSG_UDN_MODE=interrupt"]),
+        "udn-4x4-interrupt" => (8, &["--max-cycles", "300000000", "--env", "NOCMSG_UDN_MODE=interrupt"]),
         other => panic!("no run set up for chip {other}"),
     };
     RUNS[slot].get_or_init(|| {
         let (c, build) = match chip_name.strip_suffix("-no-inline") {
             Some(name) => (chip(name), &builds().sim_no_inline),
+            None if chip_name.ends_with("-interrupt") => (chip(chip_name.strip_suffix("-interrupt").unwrap()), &builds().sim_udn),
             None if chip_name.starts_with("mpb-") => (chip(chip_name), &builds().sim_mpb),
             None if chip_name.starts_with("udn-") => (chip(chip_name), &builds().sim_udn),
             None => (chip(chip_name), &builds().sim),
@@ -187,6 +192,14 @@ fn suite_passes_on_the_mpb_port_on_mpb_2x2_and_8_cores_of_mpb_8x8() {
 fn suite_passes_on_the_udn_port_on_udn_2x2_and_udn_4x4() {
     simulated_passed("udn-2x2", 4);
     simulated_passed("udn-4x4", 16);
+}
+
+/// The interrupt-driven baseline (OperaMPI style: words taken by the arrival interrupt, every packet acknowledged):
+/// the same suite, the same checksums.
+#[test]
+fn suite_passes_on_the_udn_port_in_its_interrupt_driven_mode() {
+    assert_eq!(simulated_passed("udn-2x2-interrupt", 4), simulated_passed("udn-2x2", 4));
+    assert_eq!(simulated_passed("udn-4x4-interrupt", 16), simulated_passed("udn-4x4", 16));
 }
 
 #[test]
