@@ -9,6 +9,7 @@
  * by eager messages, and every program that is correct under MPI's rules completes.
  */
 #include "engine.h"
+#include "fc.h"
 #include "wait.h"
 
 #include <stdio.h>
@@ -37,6 +38,10 @@ struct nocmsg_fast_state nocmsg__fast;
 static void settle(void)
 {
     unsigned ranks = eng.up ? (unsigned)nocmsg_lib.size : 0;
+#ifdef NOCMSG_PORT_UDN
+    if (nocmsg__fc_on) /* profiling or a plan: every call takes the general path, where the hooks are */
+        ranks = 0;
+#endif
     unsigned idle = eng.tx_head ? 0 : ranks;
     nocmsg__fast.send_ranks = idle;
     nocmsg__fast.recv_idle = eng.midpacket || eng.hold ? 0 : idle;
@@ -92,6 +97,10 @@ void nocmsg_engine_finalize(void)
 
 void nocmsg_engine_complete(struct nocmsg_request_s *req, int error)
 {
+#ifdef NOCMSG_PORT_UDN
+    if (req->fc_seq)
+        nocmsg_fc_completed(req);
+#endif
     req->error = error;
     req->status.error = error;
     req->done = 1;
@@ -266,7 +275,7 @@ int nocmsg_engine_send(struct nocmsg_request_s *req, int mode)
 
 uint64_t nocmsg_engine_send_id(struct nocmsg_request_s *req, int mode, uint64_t id, int *err)
 {
-    if (!send_eager(req, mode)) {
+    if (!send_eager(req, mode) || mode == SEND_RAW) {
         *err = nocmsg_engine_send(req, mode);
         return (uint64_t)(uintptr_t)req;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../ports/port.h"
+#include "fc.h"
 #include "wait.h"
 
 struct lib_state nocmsg_lib = {.rank = -1, .size = -1};
@@ -31,6 +32,10 @@ int nocmsg_init(int *argc, char ***argv)
         return err;
     nocmsg_lib.initialized = 1;
     nocmsg_coll_init();
+#ifdef NOCMSG_PORT_UDN
+    if ((err = nocmsg_fc_init()) != NOCMSG_SUCCESS)
+        return err;
+#endif
     wtime_origin = nocmsg_port_wtime();
     nocmsg_engine_start(1);
     nocmsg_wait_init();
@@ -43,6 +48,9 @@ int nocmsg_finalize(void)
         return NOCMSG_ERR_NOT_INITIALIZED;
     nocmsg_engine_start(0);
     nocmsg_engine_finalize();
+#ifdef NOCMSG_PORT_UDN
+    nocmsg_fc_finalize();
+#endif
     nocmsg_comm_finalize();
     nocmsg_wait_finalize();
     nocmsg_port_finalize();

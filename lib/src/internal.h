@@ -60,6 +60,9 @@ struct nocmsg_request_s {
     size_t msg_bytes;  /* recv: length of the matched message */
     nocmsg_status status;
     struct nocmsg_request_s *next; /* posted-receive queue */
+#ifdef NOCMSG_PORT_UDN
+    uint64_t fc_seq; /* a non-blocking send's profile record, while it is under way (fc.c) */
+#endif
 };
 
 struct unexpected {

@@ -2,6 +2,7 @@
  * p2p.c: the point-to-point API: argument checks, requests, and waiting on the progress engine.
  */
 #include "engine.h"
+#include "fc.h"
 #include "wait.h"
 
 #include <stdlib.h>
@@ -32,6 +33,9 @@ static void empty_status(nocmsg_status *status, int source)
 static inline int prepare(struct nocmsg_request_s *r, int kind, const void *buf, int count, nocmsg_datatype type, int peer,
                    int tag, nocmsg_comm comm)
 {
+#ifdef NOCMSG_PORT_UDN
+    r->fc_seq = 0;
+#endif
     CHECK_INIT();
     struct comm *c = nocmsg_comm_get(comm);
     if (!c)
@@ -81,6 +85,15 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
 {
     struct nocmsg_request_s r;
     int err = prepare(&r, kind, buf, count, type, peer, tag, comm);
+#ifdef NOCMSG_PORT_UDN
+    if (err == NOCMSG_SUCCESS && nocmsg__fc_on) {
+        r.fc_seq = 0;
+        if (kind == REQ_SEND)
+            mode = nocmsg_fc_send(&r, mode, 1);
+        else
+            nocmsg_fc_recv(&r, 1);
+    }
+#endif
     if (err == NOCMSG_SUCCESS)
         err = start(&r, mode);
     if (err != NOCMSG_SUCCESS)
@@ -115,6 +128,7 @@ __attribute__((noinline)) static int send_skewed(const void *buf, int count, noc
 
 int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
+    NOCMSG_FC_SITE();
     /* Fast path: with nothing queued, a message up to the eager limit goes straight into the port (any size and
      * alignment), a larger one through the lean rendezvous. Every call in here is in tail position, so the common
      * case needs no stack frame. */
@@ -142,6 +156,7 @@ int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int 
 
 int nocmsg_ssend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
+    NOCMSG_FC_SITE();
     return blocking(REQ_SEND, SEND_SYNC, buf, count, type, dest, tag, comm, NULL);
 }
 
@@ -230,6 +245,7 @@ __attribute__((noinline)) static int recv_skewed(int s, uint64_t h, void *buf, s
 int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                 nocmsg_status *status)
 {
+    NOCMSG_FC_SITE();
     /* Fast path: with nothing posted or unexpected on the communicator and the engine idle, match the next header
      * straight from the port and pull the payload into the buffer. Everything that does not depend on the message
      * is worked out before waiting for it, so what the message's arrival sets off is short. */
@@ -282,6 +298,14 @@ static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_da
     if (!r)
         return NOCMSG_ERR_NO_MEM;
     *r = tmp;
+#ifdef NOCMSG_PORT_UDN
+    if (nocmsg__fc_on) {
+        if (kind == REQ_SEND)
+            mode = nocmsg_fc_send(r, mode, 0);
+        else
+            nocmsg_fc_recv(r, 0);
+    }
+#endif
     if ((err = start(r, mode)) != NOCMSG_SUCCESS) {
         free(r);
         return err;
@@ -293,6 +317,7 @@ static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_da
 int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm, int mode,
                      uint64_t id, uint64_t *key, nocmsg_request *request)
 {
+    NOCMSG_FC_SITE();
     struct nocmsg_request_s tmp;
     int err = prepare(&tmp, REQ_SEND, buf, count, type, dest, tag, comm);
     if (err != NOCMSG_SUCCESS)
@@ -302,6 +327,10 @@ int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest,
         return NOCMSG_ERR_NO_MEM;
     *r = tmp;
     *key = 0;
+#ifdef NOCMSG_PORT_UDN
+    if (nocmsg__fc_on)
+        mode = nocmsg_fc_send(r, mode, 0);
+#endif
     if (r->peer == NOCMSG_PROC_NULL)
         err = start(r, mode);
     else
@@ -317,18 +346,21 @@ int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest,
 int nocmsg_isend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
                  nocmsg_request *request)
 {
+    NOCMSG_FC_SITE();
     return nonblocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, request);
 }
 
 int nocmsg_issend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm,
                   nocmsg_request *request)
 {
+    NOCMSG_FC_SITE();
     return nonblocking(REQ_SEND, SEND_SYNC, buf, count, type, dest, tag, comm, request);
 }
 
 int nocmsg_irecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                  nocmsg_request *request)
 {
+    NOCMSG_FC_SITE();
     return nonblocking(REQ_RECV, 0, buf, count, type, source, tag, comm, request);
 }
 
@@ -539,6 +571,7 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
                     void *recvbuf, int recvcount, nocmsg_datatype recvtype, int source, int recvtag,
                     nocmsg_comm comm, nocmsg_status *status)
 {
+    NOCMSG_FC_SITE();
     /* Both halves are checked before either starts: a receive posted for a failed call would take a later
      * message meant for someone else. */
     struct nocmsg_request_s check;
@@ -548,8 +581,14 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
     if (err != NOCMSG_SUCCESS)
         return err;
     nocmsg_request reqs[2];
+#ifdef NOCMSG_PORT_UDN
+    const void *site = nocmsg__site; /* both halves are this call's */
+#endif
     if ((err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0])) != NOCMSG_SUCCESS)
         return err;
+#ifdef NOCMSG_PORT_UDN
+    nocmsg__site = site;
+#endif
     if ((err = nocmsg_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1])) != NOCMSG_SUCCESS) {
         /* Only running out of memory gets here; the receive stays posted. */
         nocmsg_request_free(&reqs[0]);
@@ -567,6 +606,7 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
 int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest, int sendtag, int source,
                             int recvtag, nocmsg_comm comm, nocmsg_status *status)
 {
+    NOCMSG_FC_SITE();
     CHECK_INIT();
     size_t bytes;
     int err = nocmsg_message_bytes(buf, count, type, &bytes);
@@ -586,6 +626,7 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
 
 int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
+    NOCMSG_FC_SITE();
     return blocking(REQ_SEND, SEND_RAW, buf, count, type, dest, tag, comm, NULL);
 }
 
@@ -599,6 +640,7 @@ int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag
 int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype type, int peer, int tag, int sync,
                 nocmsg_comm comm, nocmsg_status *status)
 {
+    NOCMSG_FC_SITE();
     /* Check both halves before starting either: a receive left posted by a failed send would never complete. */
     struct nocmsg_request_s check;
     int err = prepare(&check, REQ_SEND, sendbuf, count, type, peer, tag, comm);
@@ -606,13 +648,20 @@ int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
         err = prepare(&check, REQ_RECV, recvbuf, count, type, peer, tag, comm);
     if (err != NOCMSG_SUCCESS)
         return err;
+#ifdef NOCMSG_PORT_UDN
+    const void *site = nocmsg__site; /* every part is this call's */
+#endif
     if (sync && (err = nocmsg_sendrecv(NULL, 0, NOCMSG_BYTE, peer, tag, NULL, 0, NOCMSG_BYTE, peer, tag, comm,
                                        NOCMSG_STATUS_IGNORE)) != NOCMSG_SUCCESS)
         return err;
     nocmsg_request recv_req;
+#ifdef NOCMSG_PORT_UDN
+    nocmsg__site = site;
+#endif
     if ((err = nocmsg_irecv(recvbuf, count, type, peer, tag, comm, &recv_req)) != NOCMSG_SUCCESS)
         return err;
 #ifdef NOCMSG_PORT_UDN
+    nocmsg__site = site;
     /* The sends are raw (stalling writes that drain nothing meanwhile): two of them at once, each to the other,
      * would hold both paths and deadlock (NoCMsg's Figure 1). Ordered by rank, as NoCMsg's relaxation C1 has it,
      * the lower rank writes while the higher one drains, then the other way round. */

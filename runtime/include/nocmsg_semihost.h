@@ -34,6 +34,7 @@ enum {
     NOCMSG_SYS_ABORT = 0x100, /* block {code}: end the whole run (every core) with this code */
     NOCMSG_SYS_SLEEP = 0x101, /* block {seconds, nanoseconds}: this core's clock moves on that much */
     NOCMSG_SYS_ENVIRON = 0x102, /* block {buffer, capacity}: "NAME=VALUE\0...\0\0" if it fits; returns its size */
+    NOCMSG_SYS_PROFILE = 0x103, /* block {kind, region, peer, tag, bytes, flags, site}: a communication profile record */
 };
 
 static inline uintptr_t nocmsg_semihost(uintptr_t op, void *arg)

@@ -59,6 +59,8 @@ pub struct RunOptions {
     pub background: Vec<BackgroundSpec>,
     /// The environment every core's program sees (`--env`; semihosting `NOCMSG_SYS_ENVIRON`).
     pub env: Vec<(String, String)>,
+    /// Keep the library's communication profile ([`Chip::comm_profile`]; `--comm-profile`).
+    pub comm_profile: bool,
 }
 
 /// Something the run reports while it goes.
@@ -326,6 +328,7 @@ impl Chip {
             frequency_hz: config.frequency_hz(),
             command_line: command_line(&name, &options.args),
             environment: options.env.iter().map(|(k, v)| format!("{k}={v}\0")).collect(),
+            comm_profile: options.comm_profile,
             heap_start,
             heap_end,
             stack_floor: if program.boot_block.is_some() { heap_end } else { 0 },
@@ -646,6 +649,18 @@ impl Chip {
         let mut stats = self.stats(host_seconds);
         stats.end = Some(end.record());
         (end, stats)
+    }
+
+    /// The communication profile the program's library reported (run with [`RunOptions::comm_profile`]).
+    pub fn comm_profile(&self) -> Result<crate::profile::CommProfile, String> {
+        let records: Vec<Vec<crate::profile::Record>> = self.cores.iter().map(|c| c.comm_records.clone()).collect();
+        if records.iter().all(Vec::is_empty) {
+            return Err(format!(
+                "the program reported no communication: profiles come from libnocmsg built for a UDN chip (ni.kind = \"udn\"), and {} has ni.kind = {:?}",
+                self.config.name, self.config.ni.kind
+            ));
+        }
+        crate::profile::CommProfile::build(&self.config, &self.program_path, &self.options.tiles, &records, &self.diagnostics.symbols)
     }
 
     fn flush_console(&mut self, lines: &mut Vec<ConsoleLine>, events: &mut dyn FnMut(Event)) {

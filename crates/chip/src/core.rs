@@ -252,6 +252,8 @@ pub struct CoreEnv {
     pub command_line: String,
     /// The program's environment: `NAME=VALUE` entries, each followed by a NUL.
     pub environment: String,
+    /// Keep the library's communication profile records (`nocmsg run --comm-profile`).
+    pub comm_profile: bool,
     pub heap_start: u64,
     /// The bottom of the stack reservation: the heap stops here.
     pub heap_end: u64,
@@ -306,6 +308,8 @@ pub struct Core {
     /// instruction boundary where it becomes due ([`RunStop::InterruptCheck`]).
     pub irq_armed: bool,
     pub irq_until: u64,
+    /// Communication profile records the program reported (`nocmsg run --comm-profile`).
+    pub comm_records: Vec<crate::profile::Record>,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -349,6 +353,7 @@ impl Core {
             last_trap_instret: None,
             irq_armed: false,
             irq_until: u64::MAX,
+            comm_records: Vec::new(),
         }
     }
 

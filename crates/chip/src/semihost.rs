@@ -51,6 +51,9 @@ pub const NOCMSG_SYS_SLEEP: u64 = 0x101;
 /// Block {buffer, capacity}: the environment as `NAME=VALUE` entries each ending in a NUL, and one more NUL after the
 /// last, if it fits in `capacity` bytes; returns the bytes it takes (whether or not it fit).
 pub const NOCMSG_SYS_ENVIRON: u64 = 0x102;
+/// Block {kind, region, peer, tag, bytes, flags, site}: a communication profile record of libnocmsg (kept when the
+/// run makes a profile, `nocmsg run --comm-profile`; see [`crate::profile`]). Returns 0.
+pub const NOCMSG_SYS_PROFILE: u64 = 0x103;
 
 /// `ADP_Stopped_ApplicationExit`: the reason code of a normal exit.
 const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
@@ -393,6 +396,31 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
                 }
                 None => fail(files, EINVAL),
             }
+        }
+        NOCMSG_SYS_PROFILE => {
+            if env.comm_profile {
+                let mut f = [0u64; 7];
+                for (i, v) in f.iter_mut().enumerate() {
+                    *v = field(ram, arg, i as u64)?;
+                }
+                let name = if f[0] == crate::profile::REC_REGION {
+                    Some(String::from_utf8_lossy(&c_string(ram, f[4])?).into_owned())
+                } else {
+                    None
+                };
+                core.comm_records.push(crate::profile::Record {
+                    cycle,
+                    kind: f[0],
+                    region: f[1],
+                    peer: f[2],
+                    tag: f[3],
+                    bytes: f[4],
+                    flags: f[5],
+                    site: f[6],
+                    name,
+                });
+            }
+            0
         }
         NOCMSG_SYS_ENVIRON => {
             let (buf, cap) = (field(ram, arg, 0)?, field(ram, arg, 1)?);

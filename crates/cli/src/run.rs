@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// An environment variable every core's program sees (getenv; repeatable), e.g. `--env NOCMSG_BARRIER=linear`.
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
+    /// Write the program's communication profile (UDN chips): every point-to-point transfer per region between
+    /// collectives, with its site and the links of its path; `nocmsg fc-plan` makes a flow-control plan of it.
+    #[arg(long, value_name = "FILE")]
+    pub comm_profile: Option<PathBuf>,
     /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.
     #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
@@ -172,7 +176,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         work_dir,
         profile: args.profile.is_some(),
         background: args.background.clone(),
-        env: args.env.clone(),
+        env: {
+            let mut env = args.env.clone();
+            if args.comm_profile.is_some() {
+                env.push(("NOCMSG_COMM_PROFILE".into(), "1".into()));
+            }
+            env
+        },
+        comm_profile: args.comm_profile.is_some(),
     };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
@@ -255,6 +266,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.profile {
         let json = serde_json::to_string_pretty(&chip.profile())?;
+        std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.comm_profile {
+        // A profile of a run that failed is still written (what ran is in it), the failure reported below.
+        let profile = chip.comm_profile().map_err(|e| Exit::Usage(format!("--comm-profile: {e}")))?;
+        let json = serde_json::to_string_pretty(&profile)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.stats {

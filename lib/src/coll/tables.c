@@ -8,6 +8,7 @@
 
 #include "coll.h"
 #include "bcast/scc.h"
+#include "../fc.h"
 
 #define TABLE(name, ...)                                                                                        \
     static const struct coll_algorithm name[] = {__VA_ARGS__};
@@ -201,6 +202,10 @@ const struct coll_algorithm *coll_pick(enum coll_op op, size_t bytes, struct com
         op = OP_BARRIER;
     int i = setting[op] >= 0 ? setting[op] : select_algorithm(op, bytes, c, commutative);
     const struct coll_algorithm *a = &coll_operations[op].algorithms[i];
+#ifdef NOCMSG_PORT_UDN
+    if (nocmsg__fc_on)
+        nocmsg_fc_boundary(coll_operations[op].name, c);
+#endif
     if ((a->needs & NEEDS_COMMUTATIVE) && !commutative)
         a = &coll_operations[op].algorithms[0];
 #ifdef NOCMSG_PORT_MPB

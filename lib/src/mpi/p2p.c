@@ -14,6 +14,7 @@
 #include "mpi_impl.h"
 
 #include "../engine.h"
+#include "../fc.h"
 #include "../wait.h"
 
 #include <limits.h>
@@ -299,6 +300,7 @@ __attribute__((noinline, cold)) static int send_general(const void *buf, int cou
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     if (__builtin_expect(BASIC(datatype), 1))
         MPI_RETURN(comm, nocmsg_send(buf, count, datatype, dest, tag, comm));
     MPI_RETURN(comm, send_general(buf, count, datatype, dest, tag, comm, 0));
@@ -306,6 +308,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     if (BASIC(datatype))
         MPI_RETURN(comm, nocmsg_send(buf, count, datatype, dest, tag, comm));
     MPI_RETURN(comm, send_general(buf, count, datatype, dest, tag, comm, 0));
@@ -313,6 +316,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     if (BASIC(datatype))
         MPI_RETURN(comm, nocmsg_ssend(buf, count, datatype, dest, tag, comm));
     MPI_RETURN(comm, send_general(buf, count, datatype, dest, tag, comm, 1));
@@ -320,6 +324,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, bsend(buf, count, datatype, dest, tag, comm, NULL));
 }
 
@@ -343,6 +348,7 @@ __attribute__((noinline, cold)) static int recv_general(void *buf, int count, MP
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     int err;
     if (__builtin_expect(!BASIC(datatype), 0)) {
         err = recv_general(buf, count, datatype, source, tag, comm, status);
@@ -359,6 +365,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     nocmsg_status st;
     int err;
     if (BASIC(sendtype) && BASIC(recvtype)) {
@@ -389,6 +396,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
                          MPI_Comm comm, MPI_Status *status)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     nocmsg_status st;
     int err;
     if (BASIC(datatype)) {
@@ -526,29 +534,34 @@ static int request_new(int kind, int mode, const void *buf, int count, MPI_Datat
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, request_new(MREQ_SEND, SEND_STANDARD, buf, count, datatype, dest, tag, comm, 0, request));
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, request_new(MREQ_SEND, SEND_STANDARD, buf, count, datatype, dest, tag, comm, 0, request));
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, request_new(MREQ_SEND, SEND_SYNC, buf, count, datatype, dest, tag, comm, 0, request));
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, request_new(MREQ_SEND, MODE_BUFFERED, buf, count, datatype, dest, tag, comm, 0, request));
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    NOCMSG_FC_SITE(); /* the program's call is the site (fc.h) */
     MPI_RETURN(comm, request_new(MREQ_RECV, SEND_STANDARD, buf, count, datatype, source, tag, comm, 0, request));
 }
 
