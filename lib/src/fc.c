@@ -4,10 +4,12 @@
 #include "fc.h"
 
 #ifdef NOCMSG_PORT_UDN
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nocmsg_semihost.h>
 
@@ -60,18 +62,21 @@ static int compare(const void *a, const void *b)
     return x->tag < y->tag ? -1 : x->tag > y->tag;
 }
 
-/* Reads the plan's "table": [[region, pc, dest, tag, max_bytes, allow], ...] (docs/fc-plan.md). */
+/* Reads this rank's entries of the plan's "table": [[region, pc, src, dest, tag, max_bytes, allow], ...]
+ * (docs/fc-plan.md). */
 static int load_plan(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* read(2), not stdio: picolibc's fread goes a byte at a time, which on a simulated core costs tens of cycles a
+     * byte. */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
         fprintf(stderr, "nocmsg: NOCMSG_FC_PLAN=%s: cannot open the plan\n", path);
         return NOCMSG_ERR_ARG;
     }
     size_t cap = 1 << 16, len = 0;
     char *text = malloc(cap + 1);
-    for (size_t got; text && (got = fread(text + len, 1, cap - len, f)) > 0;) {
-        len += got;
+    for (ssize_t got; text && (got = read(fd, text + len, cap - len)) > 0;) {
+        len += (size_t)got;
         if (len == cap) {
             char *bigger = realloc(text, 2 * cap + 1);
             if (!bigger) {
@@ -83,7 +88,7 @@ static int load_plan(const char *path)
             cap *= 2;
         }
     }
-    fclose(f);
+    close(fd);
     if (!text)
         return NOCMSG_ERR_NO_MEM;
     text[len] = '\0';
@@ -93,9 +98,9 @@ static int load_plan(const char *path)
         free(text);
         return NOCMSG_ERR_ARG;
     }
-    /* The numbers up to the table's closing bracket, six to an entry. */
+    /* The numbers up to the table's closing bracket, seven to an entry. */
     size_t n = 0, room = 0;
-    int64_t values[6];
+    int64_t values[7];
     int k = 0, depth = 0;
     for (p++; *p; p++) {
         if (*p == '[')
@@ -106,7 +111,9 @@ static int load_plan(const char *path)
             char *end;
             values[k++] = strtoll(p, &end, 10);
             p = end - 1;
-            if (k == 6) {
+            if (k == 7 && values[2] != nocmsg_lib.rank) {
+                k = 0;
+            } else if (k == 7) {
                 if (n == room) {
                     room = room ? 2 * room : 256;
                     struct planned *more = realloc(fc.plan, room * sizeof *more);
@@ -116,15 +123,15 @@ static int load_plan(const char *path)
                     }
                     fc.plan = more;
                 }
-                fc.plan[n++] = (struct planned){(uint64_t)values[0], (uint64_t)values[1], values[2], values[3],
-                                                (uint64_t)values[4], values[5] != 0};
+                fc.plan[n++] = (struct planned){(uint64_t)values[0], (uint64_t)values[1], values[3], values[4],
+                                                (uint64_t)values[5], values[6] != 0};
                 k = 0;
             }
         }
     }
     free(text);
     if (k != 0) {
-        fprintf(stderr, "nocmsg: NOCMSG_FC_PLAN=%s: its table does not hold whole entries of six numbers\n", path);
+        fprintf(stderr, "nocmsg: NOCMSG_FC_PLAN=%s: its table does not hold whole entries of seven numbers\n", path);
         return NOCMSG_ERR_ARG;
     }
     qsort(fc.plan, n, sizeof *fc.plan, compare);

@@ -9,6 +9,7 @@
 mod args;
 mod bench;
 mod deadlock_demo;
+mod fc_plan;
 mod footprint;
 mod native;
 mod native_watch;
@@ -41,6 +42,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run N copies of a program as processes on this machine (ranks 0..N-1 sharing one shared-memory file).
     Native(Box<native::NativeArgs>),
+    /// NoCMsg's flow-control elimination: from a communication profile (nocmsg run --comm-profile), the sends that
+    /// may go without flow control (rules R1-R4, relaxations C1, C2), with the reason for every verdict.
+    FcPlan(fc_plan::FcPlanArgs),
 }
 
 /// An error that decides the exit code.
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         Command::DeadlockDemo(args) => deadlock_demo::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Native(args) => native::run(*args),
+        Command::FcPlan(args) => fc_plan::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
