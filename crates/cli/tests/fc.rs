@@ -1,0 +1,192 @@
+//! Automated flow-control elimination (issue 18): `nocmsg run --comm-profile` records `tests/fc/pattern.c`'s
+//! communication on udn-4x4, `nocmsg fc-plan` judges every call (R4 keeps the ring, C2 frees the gather into a sink
+//! that only receives, C1 frees the rank-ordered exchanges), the library applies the plan at run time and the program
+//! still passes, and with an input that changes the pattern the checking mode reports the sends the plan did not see
+//! and keeps flow control on them instead of deadlocking.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+/// The work directory (the plan is read through semihosting, relative to it) with `pattern.elf`, its profile and its
+/// plan, made once per test run.
+fn setup() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    DIR.get_or_init(|| {
+        let dir = scratch("fc");
+        let elf = dir.join("pattern.elf");
+        run_checked(
+            Command::new(root().join("bin/nocmsg-cc"))
+                .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
+                .arg(root().join("tests/fc/pattern.c"))
+                .arg("-o")
+                .arg(&elf),
+            "building tests/fc/pattern.c",
+        );
+        let out = run(&dir, &["--comm-profile", "pattern.profile.json"], &[]);
+        assert!(out.status.success() && text(&out.stdout) == "pattern: ok\n", "{}", show(&out));
+        let out = nocmsg(&dir, &["fc-plan", "pattern.profile.json", "-o", "pattern.plan.json"]);
+        assert!(out.status.success(), "{}", show(&out));
+        dir
+    })
+}
+
+fn nocmsg(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg")).args(args).current_dir(dir).output().expect("nocmsg runs")
+}
+
+/// `pattern.elf` on the 16 cores of udn-4x4 with `options`, then the program's arguments.
+fn run(dir: &Path, options: &[&str], args: &[&str]) -> Output {
+    let chip = chip("udn-4x4");
+    let mut all = vec![
+        "run",
+        "--chip",
+        chip.as_str(),
+        "--work-dir",
+        dir.to_str().unwrap(),
+        "--no-prefix",
+        "--max-cycles",
+        "100000000",
+    ];
+    all.extend_from_slice(options);
+    all.push("pattern.elf");
+    all.extend_from_slice(args);
+    nocmsg(dir, &all)
+}
+
+fn plan(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("pattern.plan.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_profile_names_every_region_transfer_and_link() {
+    let dir = setup();
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("pattern.profile.json")).unwrap()).unwrap();
+    assert_eq!(p["ranks"], 16);
+    let regions = p["regions"].as_array().unwrap();
+    // barrier, allreduce, barrier, barrier, and the reduce that ends the program's last region.
+    let ends: Vec<&str> = regions.iter().filter_map(|r| r["ends_with"].as_str()).collect();
+    assert_eq!(ends, ["barrier", "allreduce", "barrier", "barrier", "reduce"]);
+    let ring = regions[0]["transfers"].as_array().unwrap();
+    assert_eq!(ring.len(), 16);
+    assert!(ring.iter().all(|t| t["bytes"] == 800 && t["site"].as_str().unwrap().starts_with("main+")), "{ring:?}");
+    // Rank 3 -> 4 on a 4x4 mesh under XY: from (3,0) west to (0,0), then south to (0,1).
+    let t34 = ring.iter().find(|t| t["src"] == 3).unwrap();
+    assert_eq!(t34["links"], serde_json::json!(["inject 3", "3,0>2,0", "2,0>1,0", "1,0>0,0", "0,0>0,1", "eject 4"]));
+    let gather = regions[1]["transfers"].as_array().unwrap();
+    assert_eq!(gather.len(), 15);
+    assert!(gather.iter().all(|t| t["dst"] == 0 && t["blocking"] == true));
+}
+
+#[test]
+fn the_plan_explains_each_call_by_the_rules() {
+    let p = plan(setup());
+    let regions = p["regions"].as_array().unwrap();
+    let verdicts = |r: usize| -> Vec<(String, String)> {
+        regions[r]["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["flow_control"].as_str().unwrap().to_string(),
+                    c["reasons"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_str().unwrap().to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                )
+            })
+            .collect()
+    };
+    assert!(
+        verdicts(0).iter().all(|(fc, why)| fc == "keep" && why.contains("R4: on a circular chain")),
+        "{:?}",
+        verdicts(0)
+    );
+    assert!(verdicts(1).iter().all(|(fc, why)| fc == "drop" && why.contains("C2: sink 0")), "{:?}", verdicts(1));
+    for r in [2, 3] {
+        assert!(
+            verdicts(r).iter().all(|(fc, why)| fc == "drop" && why.contains("C1: exchange of ranks")),
+            "{:?}",
+            verdicts(r)
+        );
+    }
+    assert_eq!(p["summary"]["calls"], 16 + 15 + 16 + 16);
+    assert_eq!(p["summary"]["kept_by"], serde_json::json!({"R4": 16}));
+    assert_eq!(p["table"].as_array().unwrap().len(), 63);
+}
+
+#[test]
+fn the_plan_applied_runs_the_program_correctly_and_checks_clean() {
+    let dir = setup();
+    let out = run(dir, &["--env", "NOCMSG_FC_PLAN=pattern.plan.json", "--env", "NOCMSG_FC_CHECK=1"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), "pattern: ok\n");
+    assert!(!text(&out.stderr).contains("violated"), "{}", show(&out));
+    // And without checking.
+    let out = run(dir, &["--env", "NOCMSG_FC_PLAN=pattern.plan.json"], &[]);
+    assert!(out.status.success() && text(&out.stdout) == "pattern: ok\n", "{}", show(&out));
+}
+
+/// With the gather's sink moved to rank 1 (which then sends too), the plan's view is wrong: every rank's send to
+/// the new sink is reported (once per site) and keeps flow control, and the program completes.
+#[test]
+fn a_changed_pattern_is_caught_in_checking_mode_instead_of_deadlocking() {
+    let dir = setup();
+    let out = run(dir, &["--env", "NOCMSG_FC_PLAN=pattern.plan.json", "--env", "NOCMSG_FC_CHECK=1"], &["shifted"]);
+    assert!(out.status.success(), "{}", show(&out));
+    // The console has the program's stdout and stderr in simulated-time order (--no-prefix).
+    let err = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(err.lines().filter(|l| l.starts_with("pattern")).collect::<Vec<_>>(), ["pattern shifted: ok"], "{err}");
+    let violations = err
+        .lines()
+        .filter(|l| {
+            l.contains("flow-control plan violated")
+                && l.contains("region 1: a send to rank 1 (tag 2, 80 bytes) was not in the profile")
+        })
+        .count();
+    assert_eq!(violations, 15, "{err}");
+    assert!(
+        err.contains("nocmsg: rank 0: 1 sends broke the flow-control plan's assumptions and kept flow control"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_reported_not_panicked_on() {
+    let dir = setup();
+    let out = nocmsg(dir, &["fc-plan", "pattern.elf"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("cannot read pattern.elf"), "{}", show(&out));
+    let out = nocmsg(dir, &["fc-plan", "pattern.plan.json", "-o", "x.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("pattern.plan.json is not a communication profile"), "{}", show(&out));
+    let out = run(dir, &["--env", "NOCMSG_FC_PLAN=missing.json"], &[]);
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert!(
+        !out.status.success() && all.contains("NOCMSG_FC_PLAN=missing.json: cannot open the plan"),
+        "{}",
+        show(&out)
+    );
+    // Profiles come from the UDN port's library.
+    let pimp = dir.join("pimp.elf");
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["-O2"])
+            .arg(root().join("tests/fc/pattern.c"))
+            .arg("-o")
+            .arg(&pimp),
+        "pattern.c for pimp",
+    );
+    let out = nocmsg(dir, &["run", "--chip", &chip("pimp-2x2"), "--comm-profile", "p.json", "pimp.elf"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("--comm-profile: the program reported no communication"), "{}", show(&out));
+}
