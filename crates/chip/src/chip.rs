@@ -226,13 +226,31 @@ pub struct Chip {
     /// The on-chip network and the interfaces joining cores to it (absent on chips with `ni.kind = "none"`).
     network: Option<Network>,
     ni: Option<Box<dyn NetworkInterface>>,
-    env: CoreEnv,
+    /// Per job: what its cores see of their environment (program, command line, memory layout).
+    envs: Vec<CoreEnv>,
     options: RunOptions,
-    program_path: String,
+    /// Per job: its program, and its ranks' tiles.
+    jobs: Vec<JobInfo>,
     functions: Vec<Function>,
-    /// For naming what deadlocked cores are blocked in.
-    diagnostics: Arc<ProgramDiagnostics>,
+    /// Per job: for naming what deadlocked cores are blocked in.
+    diagnostics: Vec<Arc<ProgramDiagnostics>>,
     background: Option<Background>,
+}
+
+/// One program of a run and the tiles it runs on: its ranks 0.. in the order of `tiles` ([`Chip::new_jobs`]).
+pub struct Job<'a> {
+    pub program: &'a Program,
+    pub tiles: Vec<usize>,
+    pub args: Vec<String>,
+}
+
+/// What the chip keeps of a job.
+#[derive(Clone, Debug)]
+pub struct JobInfo {
+    pub program: String,
+    pub tiles: Vec<usize>,
+    /// The chip-wide index of its rank 0 (its cores are `first..first + tiles.len()` of [`Chip::cores`]).
+    pub first: usize,
 }
 
 /// Joins the program name and arguments the way the runtime's parser splits them.
@@ -252,19 +270,56 @@ pub fn command_line(program: &str, args: &[String]) -> String {
 
 impl Chip {
     pub fn new(config: ChipConfig, program: &Program, options: RunOptions) -> Result<Chip, LoadError> {
+        let job = Job { program, tiles: options.tiles.clone(), args: options.args.clone() };
+        Chip::new_jobs(config, vec![job], options)
+    }
+
+    /// Several programs at once on disjoint tile sets (partitioned jobs), each with its own ranks 0.. (its
+    /// `tiles` in order) and command line; they share the network. `options.tiles` and `options.args` are ignored.
+    /// Their ranks address only their own job: the interface maps a job's rank to its tile.
+    pub fn new_jobs(config: ChipConfig, jobs: Vec<Job>, mut options: RunOptions) -> Result<Chip, LoadError> {
         let tiles = config.tiles();
-        if options.tiles.is_empty() {
+        if jobs.is_empty() || jobs.iter().any(|j| j.tiles.is_empty()) {
             return Err(LoadError::Setting("no cores selected to run the program".into()));
         }
+        if jobs.len() > 1 && !matches!(config.ni.kind, crate::config::NiKind::Pimp | crate::config::NiKind::Udn) {
+            return Err(LoadError::Setting(format!(
+                "partitioned jobs need a chip with ni.kind = \"pimp\" or \"udn\" (whose interfaces address ranks); {} has ni.kind = {:?}",
+                config.name, config.ni.kind
+            )));
+        }
+        options.tiles = jobs.iter().flat_map(|j| j.tiles.iter().copied()).collect();
         let mut seen = vec![false; tiles];
         for &t in &options.tiles {
             if t >= tiles {
                 return Err(LoadError::Setting(format!("tile {t} does not exist: chip {} has tiles 0..{}", config.name, tiles - 1)));
             }
             if std::mem::replace(&mut seen[t], true) {
-                return Err(LoadError::Setting(format!("tile {t} is selected twice")));
+                return Err(LoadError::Setting(if jobs.len() > 1 {
+                    format!("tile {t} is given to two jobs (partitions must be disjoint)")
+                } else {
+                    format!("tile {t} is selected twice")
+                }));
             }
         }
+        let mut cores = Vec::with_capacity(options.tiles.len());
+        let mut envs = Vec::with_capacity(jobs.len());
+        let mut infos = Vec::with_capacity(jobs.len());
+        let mut diagnostics = Vec::with_capacity(jobs.len());
+        for (job_index, job) in jobs.iter().enumerate() {
+            let (env, job_cores) = Chip::load_job(&config, job, job_index, cores.len(), &options)?;
+            infos.push(JobInfo { program: job.program.path.clone(), tiles: job.tiles.clone(), first: cores.len() });
+            cores.extend(job_cores);
+            envs.push(env);
+            diagnostics.push(Arc::new(ProgramDiagnostics::new(job.program)));
+        }
+        let functions = jobs[0].program.functions.clone();
+        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options)
+    }
+
+    /// The cores of one job (chip-wide indices from `first`) and their environment.
+    fn load_job(config: &ChipConfig, job: &Job, job_index: usize, first: usize, options: &RunOptions) -> Result<(CoreEnv, Vec<Core>), LoadError> {
+        let program = job.program;
         let mem_bytes = config.memory_bytes();
         let mem_end = MEMORY_BASE + mem_bytes;
         let heap_end = mem_end - config.core.stack_kib * 1024;
@@ -323,10 +378,10 @@ impl Chip {
         let image_end = program.image_end.max(MEMORY_BASE);
         let heap_start = (image_end + 15) & !15;
         let name = std::path::Path::new(&program.path).file_name().map_or(program.path.clone(), |n| n.to_string_lossy().into_owned());
-        let mut env = CoreEnv {
+        let env = CoreEnv {
             costs: config.core.timing.cost_table(),
             frequency_hz: config.frequency_hz(),
-            command_line: command_line(&name, &options.args),
+            command_line: command_line(&name, &job.args),
             environment: options.env.iter().map(|(k, v)| format!("{k}={v}\0")).collect(),
             comm_profile: options.comm_profile,
             heap_start,
@@ -341,8 +396,8 @@ impl Chip {
             clocks: Clocks::new(config.core.frequency_mhz, config.network_frequency_mhz()),
         };
         let mesh = &config.mesh;
-        let mut cores = Vec::with_capacity(options.tiles.len());
-        for (rank, &tile) in options.tiles.iter().enumerate() {
+        let mut cores = Vec::with_capacity(job.tiles.len());
+        for (rank, &tile) in job.tiles.iter().enumerate() {
             // Copy only the segments' file bytes: the rest of the fresh memory (bss included) is already zero,
             // and pages nobody touches cost nothing, which is what lets 1024 cores fit.
             let mut ram = Ram::new(MEMORY_BASE, mem_bytes as usize);
@@ -354,7 +409,7 @@ impl Chip {
                     BOOT_MAGIC,
                     BOOT_VERSION,
                     rank as u64,
-                    options.tiles.len() as u64,
+                    job.tiles.len() as u64,
                     u64::from(mesh.width),
                     u64::from(mesh.height),
                     u64::from(mesh.concentration),
@@ -369,14 +424,33 @@ impl Chip {
             }
             let mut hart = Hart::with_isa(tile as u64, program.entry, isa);
             hart.x[2] = mem_end; // sp, for programs without the nocmsg runtime
-            cores.push(Core::new(rank, tile, hart, ram, Arc::clone(&text)));
+            let mut core = Core::new(first + rank, tile, hart, ram, Arc::clone(&text));
+            core.job = job_index;
+            cores.push(core);
         }
-        let mut ni = ni::build(&config, Placement::new(&options.tiles, tiles));
+        Ok((env, cores))
+    }
+
+    /// The chip around its loaded cores: the interface, the network, background traffic.
+    fn assemble(
+        config: ChipConfig,
+        mut cores: Vec<Core>,
+        mut envs: Vec<CoreEnv>,
+        jobs: Vec<JobInfo>,
+        functions: Vec<Function>,
+        diagnostics: Vec<Arc<ProgramDiagnostics>>,
+        options: RunOptions,
+    ) -> Result<Chip, LoadError> {
+        let tiles = config.tiles();
+        let sizes: Vec<usize> = jobs.iter().map(|j| j.tiles.len()).collect();
+        let mut ni = ni::build(&config, Placement::with_jobs(&options.tiles, tiles, &sizes));
         if let Some(ni) = ni.as_mut() {
             ni.set_debug_clocking(options.debug_clocking);
         }
-        env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
-        env.ni_csrs = ni.as_ref().map(|ni| ni.csrs()).unwrap_or_default();
+        for env in &mut envs {
+            env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
+            env.ni_csrs = ni.as_ref().map(|ni| ni.csrs()).unwrap_or_default();
+        }
         let network = match &mut ni {
             None => None,
             Some(ni) => {
@@ -394,7 +468,6 @@ impl Chip {
         if options.profile {
             cores.iter_mut().for_each(Core::enable_profile);
         }
-        let diagnostics = Arc::new(ProgramDiagnostics::new(program));
         let background = match (&options.background[..], &network, &ni) {
             ([], _, _) => None,
             (specs, Some(net), Some(ni)) if ni.drain_policy() == noc::DrainPolicy::Auto => {
@@ -407,18 +480,12 @@ impl Chip {
                 )))
             }
         };
-        Ok(Chip {
-            config,
-            cores,
-            network,
-            ni,
-            env,
-            options,
-            program_path: program.path.clone(),
-            functions: program.functions.clone(),
-            diagnostics,
-            background,
-        })
+        Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background })
+    }
+
+    /// The jobs of the run (one for [`Chip::new`]).
+    pub fn jobs(&self) -> &[JobInfo] {
+        &self.jobs
     }
 
     /// Runs until every core has stopped (or the cycle limit, or a deadlock). `events` receives console lines in
@@ -440,7 +507,7 @@ impl Chip {
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
-        let clocks = self.env.clocks;
+        let clocks = self.envs[0].clocks;
         let mut finished = Vec::new();
         let mut delivered = Vec::new();
         let mut horizon = quantum.min(limit);
@@ -453,7 +520,7 @@ impl Chip {
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
                 let local = if ticking { self.ni.as_mut().and_then(|ni| ni.local(rank)) } else { None };
-                match core.run(horizon, &self.env, local) {
+                match core.run(horizon, &self.envs[core.job], local) {
                     RunStop::Horizon => sched.ready.push(rank),
                     RunStop::Stopped => {
                         let end = core.end_cycle.unwrap_or(core.hart.cycle);
@@ -486,7 +553,7 @@ impl Chip {
                                 bg.inject(net);
                             }
                         }
-                        ni.tick(&mut self.cores, net, &self.env, &delivered, &mut finished);
+                        ni.tick(&mut self.cores, net, &self.envs[0], &delivered, &mut finished);
                         for rank in finished.drain(..) {
                             sched.unblock(rank);
                             let core = &mut self.cores[rank];
@@ -528,11 +595,11 @@ impl Chip {
                     let Some((rank, d)) = sched.pop_at(t) else { break };
                     let core = &mut self.cores[rank];
                     if d == INTERRUPT_CHECK {
-                        ni.interrupt_check(core, net, &self.env);
+                        ni.interrupt_check(core, net, &self.envs[core.job]);
                         sched.ready.push(rank);
                         continue;
                     }
-                    match ni.execute(core, d, net, &self.env) {
+                    match ni.execute(core, d, net, &self.envs[core.job]) {
                         NiOutcome::Continue => sched.ready.push(rank),
                         NiOutcome::Blocked => sched.block(rank),
                         NiOutcome::Waiting { period } if !debug => sched.sleep(rank, d, core.hart.cycle, period),
@@ -545,7 +612,7 @@ impl Chip {
                 }
                 // Cores waiting when another has aborted are not deadlocked: the abort ends their wait.
                 if abort.is_none() && (debug || sched.everyone_asleep()) && !sched.is_idle() {
-                    let diagnostics = &self.diagnostics;
+                    let diagnostics = &self.diagnostics[..];
                     // Every instruction starting before this cycle has run (cores run below the horizon, and the
                     // NI instructions due at `t` have just run); with fast clocking every running core sleeps.
                     let ran_before = if !debug { u64::MAX } else if t < horizon { t + 1 } else { t };
@@ -569,7 +636,7 @@ impl Chip {
                     && self.background.is_none()
                     && self.cores.iter().filter(|c| c.running()).all(|c| ni.polling(c.rank).is_some())
                 {
-                    deadlock = Some(polling_deadlock(&mut self.cores, ni.as_mut(), &self.diagnostics, clocks));
+                    deadlock = Some(polling_deadlock(&mut self.cores, ni.as_mut(), &self.diagnostics[..], clocks));
                     break;
                 }
             }
@@ -660,7 +727,10 @@ impl Chip {
                 self.config.name, self.config.ni.kind
             ));
         }
-        crate::profile::CommProfile::build(&self.config, &self.program_path, &self.options.tiles, &records, &self.diagnostics.symbols)
+        if self.jobs.len() > 1 {
+            return Err("a communication profile covers one program: run the jobs one at a time".into());
+        }
+        crate::profile::CommProfile::build(&self.config, &self.jobs[0].program, &self.options.tiles, &records, &self.diagnostics[0].symbols)
     }
 
     fn flush_console(&mut self, lines: &mut Vec<ConsoleLine>, events: &mut dyn FnMut(Event)) {
@@ -761,7 +831,7 @@ impl Chip {
             })
             .collect();
         let mut stats =
-            RunStats::new(&self.config.name, &self.program_path, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
+            RunStats::new(&self.config.name, &self.jobs[0].program, self.config.frequency_hz(), self.options.debug_clocking, cores, host_seconds);
         stats.network = self.network.as_ref().map(|net| {
             let mut n = network_stats(net);
             n.frequency_hz = self.config.network_frequency_mhz() * 1_000_000;
@@ -928,7 +998,7 @@ impl Scheduler {
 
 /// Every running core sleeps polling a line that no core will write: the deadlock began when the last of them fell
 /// asleep (or the last other core stopped); the pollers are charged their iterations up to then.
-fn polling_deadlock(cores: &mut [Core], ni: &mut dyn NetworkInterface, diagnostics: &ProgramDiagnostics, clocks: crate::core::Clocks) -> Deadlock {
+fn polling_deadlock(cores: &mut [Core], ni: &mut dyn NetworkInterface, diagnostics: &[Arc<ProgramDiagnostics>], clocks: crate::core::Clocks) -> Deadlock {
     let running: Vec<usize> = cores.iter().filter(|c| c.running()).map(|c| c.rank).collect();
     let began = running
         .iter()
@@ -939,9 +1009,9 @@ fn polling_deadlock(cores: &mut [Core], ni: &mut dyn NetworkInterface, diagnosti
     let descriptions: Vec<String> = running.iter().map(|&r| ni.polling(r).expect("every running core polls")).collect();
     ni.settle(cores, clocks.to_net(began));
     let ranks = cores.len();
-    let waiting: Vec<_> = running.iter().zip(descriptions).map(|(&r, d)| diagnostics.blocked_rank(&cores[r], ranks, d)).collect();
+    let waiting: Vec<_> = running.iter().zip(descriptions).map(|(&r, d)| diagnostics[cores[r].job].blocked_rank(&cores[r], ranks, d)).collect();
     let wait_cycle = crate::diagnose::wait_for_cycle(&waiting);
-    let finished = cores.iter().filter_map(|c| diagnostics.finished_rank(c)).collect();
+    let finished = cores.iter().filter_map(|c| diagnostics[c.job].finished_rank(c)).collect();
     Deadlock { cycle: began, waiting, wait_cycle, finished, network: None }
 }
 
@@ -953,7 +1023,7 @@ fn find_deadlock(
     ni: &mut dyn NetworkInterface,
     net: &Network,
     watchdog_cycles: u64,
-    diagnostics: &ProgramDiagnostics,
+    diagnostics: &[Arc<ProgramDiagnostics>],
     ran_before: u64,
 ) -> Option<Deadlock> {
     let mut began = 0;
@@ -995,10 +1065,10 @@ fn find_deadlock(
             let skipped = if s.next_check <= began { (began - s.next_check) / s.period + 1 } else { 0 };
             ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
         }
-        report.push(diagnostics.blocked_rank(&cores[rank], cores.len(), ni.describe_wait(&op)));
+        report.push(diagnostics[cores[rank].job].blocked_rank(&cores[rank], cores.len(), ni.describe_wait(&op)));
     }
     sched.asleep.clear();
     let wait_cycle = crate::diagnose::wait_for_cycle(&report);
-    let finished = cores.iter().filter_map(|c| diagnostics.finished_rank(c)).collect();
+    let finished = cores.iter().filter_map(|c| diagnostics[c.job].finished_rank(c)).collect();
     Some(Deadlock { cycle: began, waiting: report, wait_cycle, finished, network })
 }

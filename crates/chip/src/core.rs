@@ -310,6 +310,8 @@ pub struct Core {
     pub irq_until: u64,
     /// Communication profile records the program reported (`nocmsg run --comm-profile`).
     pub comm_records: Vec<crate::profile::Record>,
+    /// The job the core runs (partitioned jobs; 0 otherwise).
+    pub job: usize,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -354,6 +356,7 @@ impl Core {
             irq_armed: false,
             irq_until: u64::MAX,
             comm_records: Vec::new(),
+            job: 0,
         }
     }
 

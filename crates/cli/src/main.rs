@@ -10,6 +10,7 @@ mod args;
 mod bench;
 mod deadlock_demo;
 mod fc_plan;
+mod jobs;
 mod footprint;
 mod native;
 mod native_watch;

@@ -61,9 +61,15 @@ pub struct RunArgs {
     /// collectives, with its site and the links of its path; `nocmsg fc-plan` makes a flow-control plan of it.
     #[arg(long, value_name = "FILE")]
     pub comm_profile: Option<PathBuf>,
+    /// Partitioned jobs (repeatable, instead of PROGRAM): `TILES:PROGRAM ARGS...`, e.g. `--job "0-15:is.elf S"`. The
+    /// jobs run at once on disjoint tile sets, each with its own ranks 0.. (its tiles in order) and output (lines
+    /// `[job J rank R]`); the run reports which jobs' routes share links, and runs each job once more alone to report
+    /// how much the others perturbed it (also in --stats: `jobs`).
+    #[arg(long = "job", value_name = "TILES:PROGRAM [ARGS]", conflicts_with_all = ["cores", "tiles", "comm_profile", "profile", "command"])]
+    pub jobs: Vec<String>,
     /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.
-    #[arg(value_name = "PROGRAM", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(value_name = "PROGRAM", required_unless_present = "jobs", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
 }
 
@@ -88,7 +94,7 @@ pub struct TileList {
 }
 
 /// "0,2,4-7" -> ranges (0,0), (2,2), (4,7).
-fn parse_tiles(s: &str) -> Result<TileList, String> {
+pub(crate) fn parse_tiles(s: &str) -> Result<TileList, String> {
     let mut ranges = Vec::new();
     for part in s.split(',') {
         let part = part.trim();
@@ -139,6 +145,9 @@ impl TileList {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    if !args.jobs.is_empty() {
+        return crate::jobs::run(args);
+    }
     let config = ChipConfig::load(&args.chip).map_err(|e| Exit::Usage(e.to_string()))?;
     let tiles = match (&args.tiles, args.cores) {
         (Some(list), _) => list.select(&config.name, config.tiles()).map_err(Exit::Usage)?,

@@ -2,7 +2,8 @@
 //! communication on udn-4x4, `nocmsg fc-plan` judges every call (R4 keeps the ring, C2 frees the gather into a sink
 //! that only receives, C1 frees the rank-ordered exchanges), the library applies the plan at run time and the program
 //! still passes, and with an input that changes the pattern the checking mode reports the sends the plan did not see
-//! and keeps flow control on them instead of deadlocking.
+//! and keeps flow control on them instead of deadlocking. Also partitioned jobs (`nocmsg run --job`), whose report
+//! says whether their routes share links (which voids a plan made for one job alone).
 
 mod common;
 use common::*;
@@ -189,4 +190,58 @@ fn bad_inputs_are_reported_not_panicked_on() {
     let out = nocmsg(dir, &["run", "--chip", &chip("pimp-2x2"), "--comm-profile", "p.json", "pimp.elf"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(text(&out.stderr).contains("--comm-profile: the program reported no communication"), "{}", show(&out));
+}
+
+/// Partitioned jobs (`nocmsg run --job`): two copies of pattern.c on the two halves of udn-4x4 (columns 0-1 and
+/// 2-3) share no link under XY routing and perturb each other not at all; interleaved (even and odd tiles) their
+/// routes share links and each slows the other down. Each job's output is its own, its ranks its own.
+#[test]
+fn partitioned_jobs_report_shared_links_and_perturbation() {
+    let dir = setup();
+    let chip = chip("udn-4x4");
+    let run_jobs = |a: &str, b: &str| {
+        let json = dir.join(format!("jobs-{}.json", a.len()));
+        let out = nocmsg(
+            dir,
+            &[
+                "run",
+                "--chip",
+                &chip,
+                "--work-dir",
+                dir.to_str().unwrap(),
+                "--job",
+                &format!("{a}:pattern.elf"),
+                "--job",
+                &format!("{b}:pattern.elf shifted"),
+                "--stats",
+                json.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.success(), "{}", show(&out));
+        let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+        lines.sort();
+        assert_eq!(lines, ["[job 0 rank 0] pattern: ok", "[job 1 rank 0] pattern shifted: ok"], "{}", show(&out));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (v["jobs"].clone(), text(&out.stderr))
+    };
+    let (halves, err) = run_jobs("0-1,4-5,8-9,12-13", "2-3,6-7,10-11,14-15");
+    for j in 0..2 {
+        assert_eq!(halves[j]["cycles"], halves[j]["cycles_alone"], "{halves}");
+        assert_eq!(halves[j]["shares_links_with"], serde_json::json!([]), "{halves}");
+    }
+    assert!(
+        err.contains("nocmsg: job 0 (pattern.elf): ")
+            && err.contains("(+0.00%); its routes share links with no other job"),
+        "{err}"
+    );
+    let (mixed, err) = run_jobs("0,2,4,6,8,10,12,14", "1,3,5,7,9,11,13,15");
+    for j in 0..2 {
+        assert!(mixed[j]["cycles"].as_u64() > mixed[j]["cycles_alone"].as_u64(), "{mixed}");
+        assert!(!mixed[j]["shares_links_with"][0]["links"].as_array().unwrap().is_empty(), "{mixed}");
+    }
+    assert!(err.contains("its routes share links with job 1"), "{err}");
+    // Overlapping partitions are refused.
+    let out = nocmsg(dir, &["run", "--chip", &chip, "--job", "0-3:pattern.elf", "--job", "3-5:pattern.elf"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("tile 3 is given to two jobs"), "{}", show(&out));
 }

@@ -83,21 +83,54 @@ pub enum NiOutcome {
     Blocked,
 }
 
-/// Where the running cores sit on the network: rank `r` runs on node `rank_node[r]`.
+/// Where the running cores sit on the network: core `r` (chip-wide) runs on node `rank_node[r]`. With partitioned
+/// jobs the cores are numbered job after job, and a program names its peers by their rank in its own job:
+/// [`Placement::global`] and [`Placement::local`] translate.
 #[derive(Clone, Debug)]
 pub struct Placement {
     pub rank_node: Vec<NodeId>,
-    /// Per node, the rank running there (`u32::MAX` for idle tiles).
+    /// Per node, the core running there (`u32::MAX` for idle tiles).
     pub node_rank: Vec<u32>,
+    /// Per core: the chip-wide index of its job's rank 0, and its job's size.
+    pub job_first: Vec<u32>,
+    pub job_size: Vec<u32>,
 }
 
 impl Placement {
+    /// One job on `tiles`.
     pub fn new(tiles: &[usize], nodes: usize) -> Placement {
+        Placement::with_jobs(tiles, nodes, &[tiles.len()])
+    }
+
+    /// Jobs of `sizes` cores each on `tiles` (job after job).
+    pub fn with_jobs(tiles: &[usize], nodes: usize, sizes: &[usize]) -> Placement {
         let mut node_rank = vec![u32::MAX; nodes];
         for (rank, &t) in tiles.iter().enumerate() {
             node_rank[t] = rank as u32;
         }
-        Placement { rank_node: tiles.iter().map(|&t| NodeId(t as u32)).collect(), node_rank }
+        let (mut job_first, mut job_size) = (Vec::with_capacity(tiles.len()), Vec::with_capacity(tiles.len()));
+        let mut first = 0;
+        for &n in sizes {
+            job_first.extend(std::iter::repeat(first as u32).take(n));
+            job_size.extend(std::iter::repeat(n as u32).take(n));
+            first += n;
+        }
+        Placement { rank_node: tiles.iter().map(|&t| NodeId(t as u32)).collect(), node_rank, job_first, job_size }
+    }
+
+    /// The chip-wide core of rank `peer` of core `core`'s job, if its job has that rank.
+    pub fn global(&self, core: usize, peer: u64) -> Option<usize> {
+        (peer < u64::from(self.job_size[core])).then(|| self.job_first[core] as usize + peer as usize)
+    }
+
+    /// Core `core`'s rank in its job.
+    pub fn local(&self, core: usize) -> u64 {
+        (core as u32 - self.job_first[core]) as u64
+    }
+
+    /// The number of ranks of core `core`'s job.
+    pub fn job_ranks(&self, core: usize) -> u64 {
+        u64::from(self.job_size[core])
     }
 }
 

@@ -66,10 +66,9 @@ impl Pimp {
 
     fn send(&mut self, core: &mut Core, d: &Decoded, net: &mut Network) -> Result<(), String> {
         let (dest, payload) = (core.hart.x[d.rs1 as usize], core.hart.x[d.rs2 as usize]);
-        let ranks = self.placement.rank_node.len() as u64;
-        if dest >= ranks {
-            return Err(format!("send to core {dest}: the program runs on cores 0..{}", ranks - 1));
-        }
+        let Some(to) = self.placement.global(core.rank, dest) else {
+            return Err(format!("send to core {dest}: the program runs on cores 0..{}", self.placement.job_ranks(core.rank) - 1));
+        };
         let node = self.node(core.rank);
         let queued = net.source_queue_flits(node);
         if queued >= self.send_fifo_entries {
@@ -78,7 +77,7 @@ impl Pimp {
                 self.send_fifo_entries
             ));
         }
-        net.enqueue(node, self.node(dest as usize), 1, payload, 0);
+        net.enqueue(node, self.node(to), 1, payload, 0);
         let c = &mut self.counters[core.rank];
         c.sends += 1;
         c.send_fifo_peak = c.send_fifo_peak.max(queued + 1);
@@ -117,7 +116,8 @@ impl NetworkInterface for Pimp {
                     Op::PimpRecv => self.recv(core, &d, net),
                     _ => match net.eject_peek(self.node(rank)) {
                         Some(front) => {
-                            let sender = self.rank_of(front.src);
+                            // Its rank in the job (chip-wide and job rank are the same with one job).
+                            let sender = self.placement.local(self.rank_of(front.src) as usize);
                             Self::write_rd(core, &d, sender);
                             Ok(())
                         }

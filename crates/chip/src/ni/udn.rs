@@ -215,13 +215,12 @@ impl Udn {
         match side.open {
             None => {
                 let (dest, len, tag) = fields(word);
-                let ranks = self.placement.rank_node.len() as u64;
-                if dest >= ranks {
+                let Some(to) = self.placement.global(rank, dest) else {
                     return Err(format!(
                         "UDN header {word:#x} names destination {dest}: the program runs on cores 0..{}",
-                        ranks - 1
+                        self.placement.job_ranks(rank) - 1
                     ));
-                }
+                };
                 if len == 0 || len > u64::from(self.cfg.max_packet_words) {
                     return Err(format!(
                         "UDN header {word:#x} has length {len}: a packet carries 1 to {} words (ni.udn.max_packet_words)",
@@ -231,10 +230,10 @@ impl Udn {
                 let q = queue_of(tag);
                 let id = self.next_id;
                 self.next_id += 1;
-                let descriptor = rank as u64 | len << 16 | tag << 32;
+                let descriptor = self.placement.local(rank) | len << 16 | tag << 32;
                 self.in_flight.insert(id, InFlight { words: VecDeque::with_capacity(len as usize), descriptor });
                 let class_tag = if q == CATCH_ALL { q as u64 } else { q as u64 | HEAD_NEEDS_NO_ROOM };
-                net.enqueue_open(node, self.placement.rank_node[dest as usize], 1 + len as u16, id, class_tag);
+                net.enqueue_open(node, self.placement.rank_node[to], 1 + len as u16, id, class_tag);
                 net.release_flits(node, 1);
                 side.open = Some(Open { id, left: len as u32 });
                 side.counters.packets_sent += 1;
