@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock, pimp_vs_mpb, scc_bcast
+from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock, partitions, pimp_vs_mpb, scc_bcast
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -14,6 +14,7 @@ EXPERIMENTS = {
     "scc-bcast": scc_bcast,
     "pimp-vs-mpb": pimp_vs_mpb,
     "nocmsg-deadlock": nocmsg_deadlock,
+    "partitions": partitions,
 }
 
 

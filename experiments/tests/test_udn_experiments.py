@@ -21,3 +21,15 @@ def test_nocmsg_deadlock_finds_the_predicted_thresholds_and_the_library_always_c
     readme = (out / "README.md").read_text()
     assert "git revision" in readme and "exchange.elf raw 47" in readme
     assert (out / "plot.png").stat().st_size > 10_000
+
+
+def test_partitions_quadrants_are_isolated_and_interleaved_jobs_perturb_each_other(tmp_path):
+    out = tmp_path / "partitions"
+    assert main(["partitions", "--quick", "--out", str(out)]) == 0
+    data = pd.read_csv(out / "data.csv")
+    quads, mixed = data[data["placement"] == "quadrants"], data[data["placement"] == "interleaved"]
+    assert len(quads) == 4 and len(mixed) == 4
+    assert (quads["cycles"] == quads["cycles_alone"]).all() and (quads["links_shared"] == 0).all()
+    assert (mixed["cycles"] > mixed["cycles_alone"]).all() and (mixed["jobs_sharing"] == 3).all()
+    readme = (out / "README.md").read_text()
+    assert "--job" in readme and "git revision" in readme
