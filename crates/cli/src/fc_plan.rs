@@ -312,7 +312,7 @@ fn compact_number_arrays(json: &str) -> String {
     while let Some(open) = rest.find('[') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let close = after.find(|c| c == '[' || c == ']' || c == '{' || c == '"');
+        let close = after.find(['[', ']', '{', '"']);
         match close {
             Some(k) if after.as_bytes()[k] == b']' => {
                 let items: Vec<&str> = after[..k].split(',').map(str::trim).collect();
