@@ -24,6 +24,9 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("run", "work_dir", &["."]),
     ("run", "profile", &["profile.json"]),
     ("run", "background", &["pattern=uniform,rate=0.05,flits=2,nodes=0-7,seed=1"]),
+    ("run", "env", &["NOCMSG_BARRIER=linear"]),
+    ("run", "comm_profile", &["profile.json"]),
+    ("run", "jobs", &["0-3:prog.elf S"]),
     ("run", "command", &["prog.elf", "-n", "3"]),
     ("traffic", "mesh", &["4x4"]),
     ("traffic", "concentration", &["2"]),
@@ -95,6 +98,8 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("native", "tag_output", &[]),
     ("native", "shm_dir", &["/tmp"]),
     ("native", "command", &["./prog", "--flag"]),
+    ("fc-plan", "profile", &["p.json"]),
+    ("fc-plan", "output", &["plan.json"]),
 ];
 
 /// The options each subcommand needs before anything parses (taken from `SAMPLES`).
@@ -104,6 +109,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("bench cores", &["program"]),
     ("bench point", &["mesh", "rate", "measure"]),
     ("native", &["ranks", "command"]),
+    ("fc-plan", &["profile"]),
 ];
 
 fn sample(path: &str, id: &str) -> Option<&'static [&'static str]> {
