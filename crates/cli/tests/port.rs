@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 struct Builds {
     pimp: PathBuf,
     mpb: PathBuf,
+    udn: PathBuf,
     native: PathBuf,
 }
 
@@ -26,15 +27,26 @@ fn builds() -> &'static Builds {
     static BUILDS: OnceLock<Builds> = OnceLock::new();
     BUILDS.get_or_init(|| {
         let dir = scratch("port");
-        let builds = Builds { pimp: dir.join("port.elf"), mpb: dir.join("port-mpb.elf"), native: dir.join("port") };
+        let builds = Builds {
+            pimp: dir.join("port.elf"),
+            mpb: dir.join("port-mpb.elf"),
+            udn: dir.join("port-udn.elf"),
+            native: dir.join("port"),
+        };
         let source = root().join("tests/port/port.c");
         for (wrapper, flags, out) in [
             ("nocmsg-cc", &[][..], &builds.pimp),
             ("nocmsg-cc", &["--chip", "mpb-2x2"][..], &builds.mpb),
+            ("nocmsg-cc", &["--chip", "udn-2x2"][..], &builds.udn),
             ("nocmsg-cc-native", &[][..], &builds.native),
         ] {
             run_checked(
-                Command::new(root().join("bin").join(wrapper)).args(flags).args(["-O2", "-Wall", "-Wextra"]).arg(&source).arg("-o").arg(out),
+                Command::new(root().join("bin").join(wrapper))
+                    .args(flags)
+                    .args(["-O2", "-Wall", "-Wextra"])
+                    .arg(&source)
+                    .arg("-o")
+                    .arg(out),
                 &format!("{wrapper} {} tests/port/port.c", flags.join(" ")),
             );
         }
@@ -48,7 +60,11 @@ fn nocmsg(args: &[&str]) -> Output {
 
 /// `nocmsg run` of the build for the chip's port on `cores` cores (all of them: None) with the given sections.
 fn simulated(chip_name: &str, cores: Option<usize>, sections: &[&str]) -> Output {
-    let build = if chip_name.starts_with("mpb-") { &builds().mpb } else { &builds().pimp };
+    let build = match chip_name {
+        c if c.starts_with("mpb-") => &builds().mpb,
+        c if c.starts_with("udn-") || c.starts_with("tilepro-") => &builds().udn,
+        _ => &builds().pimp,
+    };
     let c = chip(chip_name);
     let n = cores.map(|n| n.to_string());
     let mut args = vec!["run", "--chip", c.as_str(), "--no-prefix", "--max-cycles", "1000000000"];
@@ -83,6 +99,51 @@ fn stress_gives_the_same_output_natively_on_pimp_2x2_and_on_mpb_2x2() {
     let mpb = passed(&simulated("mpb-2x2", None, &[]), "mpb-2x2", 4);
     assert_eq!(pimp, native, "pimp-2x2 and native differ");
     assert_eq!(mpb, native, "mpb-2x2 and native differ");
+}
+
+/// The UDN port, in both of its modes, gives the native output on udn-2x2.
+#[test]
+fn stress_gives_the_same_output_on_udn_2x2_in_both_modes() {
+    let native = passed(&native(4), "native, 4 ranks", 4);
+    assert_eq!(passed(&simulated("udn-2x2", None, &[]), "udn-2x2", 4), native, "udn-2x2 and native differ");
+    let build = builds().udn.display().to_string();
+    let c = chip("udn-2x2");
+    let out = nocmsg(&[
+        "run",
+        "--chip",
+        &c,
+        "--no-prefix",
+        "--max-cycles",
+        "1000000000",
+        "--env",
+        "NOCMSG_UDN_MODE=interrupt",
+        &build,
+    ]);
+    assert_eq!(passed(&out, "udn-2x2, interrupt-driven", 4), native, "udn-2x2 interrupt-driven and native differ");
+}
+
+/// Regression: on all 64 cores of tilepro-64 the UDN barrier after all2one deadlocked: a rank posting its barrier
+/// word with its output queue full slept in wfi, which credits coming back do not end. Both modes.
+#[test]
+fn late_receivers_and_all_to_one_then_a_barrier_on_the_64_cores_of_tilepro_64() {
+    let sections = ["slow", "all2one"];
+    let work_loop = passed(&simulated("tilepro-64", None, &sections), "tilepro-64, 64 cores", 64);
+    let build = builds().udn.display().to_string();
+    let c = chip("tilepro-64");
+    let mut args = vec![
+        "run",
+        "--chip",
+        c.as_str(),
+        "--no-prefix",
+        "--max-cycles",
+        "1000000000",
+        "--env",
+        "NOCMSG_UDN_MODE=interrupt",
+        build.as_str(),
+    ];
+    args.extend(sections);
+    assert_eq!(passed(&nocmsg(&args), "tilepro-64, interrupt-driven", 64), work_loop);
+    assert!(work_loop.contains("port all2one: 64 ranks, 378 messages\n"), "{work_loop}");
 }
 
 #[test]

@@ -45,12 +45,13 @@ static int keep_early(uint64_t w)
 
 /* One turn of the work loop while waiting: the layer above's pending work first (MPI's non-blocking collectives
  * progress while a rank waits here, as in any blocking call), then a pass of the engine; with nothing to do and
- * nothing to send, the rank sleeps until a word comes (in queue 0 or the barrier's). */
-static void keep_going(void)
+ * nothing to send, a rank waiting for a word (`sleep`) sleeps until one comes (in queue 0 or the barrier's). A rank
+ * waiting for credits to post a word must not: credits coming back raise no interrupt. */
+static void keep_going(int sleep)
 {
     if (nocmsg_engine_idle)
         nocmsg_engine_idle();
-    if (!nocmsg_engine_progress() && !nocmsg_eng.tx_head)
+    if (!nocmsg_engine_progress() && !nocmsg_eng.tx_head && sleep)
         nocmsg_port_udn_sleep();
 }
 
@@ -70,7 +71,7 @@ static int await(uint64_t want)
             if (keep_early(w) != NOCMSG_SUCCESS)
                 return NOCMSG_ERR_NO_MEM;
         }
-        keep_going();
+        keep_going(1);
     }
 }
 
@@ -78,7 +79,7 @@ static int await(uint64_t want)
 static void post(int to, uint64_t w)
 {
     while (!nocmsg_port_udn_control(to, w))
-        keep_going();
+        keep_going(0);
 }
 
 int barrier_udn_tree(struct comm *c)
