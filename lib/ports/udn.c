@@ -596,10 +596,13 @@ void nocmsg_port_wait(int sending)
          * first (the handler leaves them while a packet is open). */
         irq_mask();
         send_acks();
-        /* An open packet waits only for credits, which raise no interrupt: look again (they come back within a few
-         * cycles); so does a push that waited for an ACK if one has come since. Anything else comes with an
-         * interrupt. */
-        if (!word_waiting() && !(sending && (udn.open_dest >= 0 || udn.irq->acks != udn.irq->acks_seen)))
+        /* An open packet, or a new one short of credits, waits only for credits, which raise no interrupt: look
+         * again (they come back within a few cycles); so does a push that waited for an ACK if one has come since.
+         * A word or an ACK comes with an interrupt. */
+        int sleep = !word_waiting();
+        if (sending) /* only a wait for an ACK may sleep: credits coming back raise no interrupt */
+            sleep = sleep && udn.open_dest < 0 && udn.irq->acks == udn.irq->acks_seen && nocmsg_udn_credits() >= 3;
+        if (sleep)
             __asm__ volatile("wfi" ::: "memory");
         irq_unmask();
         return;
