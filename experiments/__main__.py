@@ -3,7 +3,8 @@
 import argparse
 import sys
 
-from . import bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock, partitions, pimp_vs_mpb, scc_bcast
+from . import (bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock, nocmsg_vs_opera, partitions,
+               pimp_vs_mpb, scc_bcast)
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -15,6 +16,7 @@ EXPERIMENTS = {
     "pimp-vs-mpb": pimp_vs_mpb,
     "nocmsg-deadlock": nocmsg_deadlock,
     "partitions": partitions,
+    "nocmsg-vs-opera": nocmsg_vs_opera,
 }
 
 

@@ -33,3 +33,12 @@ def test_partitions_quadrants_are_isolated_and_interleaved_jobs_perturb_each_oth
     assert (mixed["cycles"] > mixed["cycles_alone"]).all() and (mixed["jobs_sharing"] == 3).all()
     readme = (out / "README.md").read_text()
     assert "--job" in readme and "git revision" in readme
+
+
+def test_nocmsg_vs_opera_quick_the_work_loop_communicates_faster(tmp_path):
+    out = tmp_path / "nocmsg-vs-opera"
+    assert main(["nocmsg-vs-opera", "--quick", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "speedup.csv")
+    assert list(table["kernel"]) == ["is", "is"] and list(table["ranks"]) == [4, 8]
+    assert (table["comm_speedup"] > 1.0).all(), table.to_string()
+    assert "NOCMSG_UDN_MODE=interrupt" in (out / "README.md").read_text()
