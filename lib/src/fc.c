@@ -18,15 +18,19 @@ const void *nocmsg__site;
 
 /* What a profile record is (NOCMSG_SYS_PROFILE's block: kind, region, peer, tag, bytes, flags, site). */
 enum { REC_SEND = 1, REC_RECV = 2, REC_REGION = 3, REC_CROSSED = 4 };
-enum { F_BLOCKING = 1, F_SYNC = 2, F_RAW = 4, F_ANY_SOURCE = 8, F_ANY_TAG = 16 };
+enum { F_BLOCKING = 1, F_SYNC = 2, F_RAW = 4, F_ANY_SOURCE = 8, F_ANY_TAG = 16, F_EXCHANGE = 32 };
 
-/* One send the plan saw: released (allow) or kept under flow control. */
+/* One send the plan saw, and what the plan says of it: keep flow control, drop it, or (a sendrecv's send) drop it in
+ * a pairwise exchange run in rank order (fc.h). */
+enum { KEEP = 0, DROP = 1, EXCHANGE = 2 };
 struct planned {
     uint64_t region, pc;
     int64_t dest, tag;
     uint64_t max_bytes;
     int allow;
 };
+
+int nocmsg__fc_exchange;
 
 static struct {
     int profile, check;
@@ -124,7 +128,7 @@ static int load_plan(const char *path)
                     fc.plan = more;
                 }
                 fc.plan[n++] = (struct planned){(uint64_t)values[0], (uint64_t)values[1], values[3], values[4],
-                                                (uint64_t)values[5], values[6] != 0};
+                                                (uint64_t)values[5], (int)values[6]};
                 k = 0;
             }
         }
@@ -202,7 +206,8 @@ int nocmsg_fc_send(struct nocmsg_request_s *r, int mode, int blocking)
     if (r->peer < 0) /* NOCMSG_PROC_NULL */
         return mode;
     if (fc.profile) {
-        uint64_t flags = (blocking ? F_BLOCKING : 0) | (mode == SEND_SYNC ? F_SYNC : 0) | (mode >= SEND_XFER ? F_RAW : 0);
+        uint64_t flags = (blocking ? F_BLOCKING : 0) | (mode == SEND_SYNC ? F_SYNC : 0) | (mode >= SEND_XFER ? F_RAW : 0) |
+                         (nocmsg__fc_exchange ? F_EXCHANGE : 0);
         record(REC_SEND, (uint64_t)r->peer, (uint64_t)(int64_t)r->tag, r->bytes, flags, site);
         fc.sends++;
         if (!blocking && (fc.npending < fc.cap || (fc.cap = fc.cap ? 2 * fc.cap : 64,
@@ -220,7 +225,7 @@ int nocmsg_fc_send(struct nocmsg_request_s *r, int mode, int blocking)
             violation(site, "was not in the profile the plan came from", r);
         return mode;
     }
-    if (!p->allow)
+    if (p->allow != DROP) /* kept; an exchange's send runs its own way (nocmsg_fc_exchange_plan) */
         return mode;
     if (r->bytes > p->max_bytes) {
         if (fc.check) {
@@ -237,8 +242,16 @@ void nocmsg_fc_recv(const struct nocmsg_request_s *r, int blocking)
     if (!fc.profile || r->peer == NOCMSG_PROC_NULL)
         return;
     uint64_t flags = (blocking ? F_BLOCKING : 0) | (r->peer == NOCMSG_ANY_SOURCE ? F_ANY_SOURCE : 0) |
-                     (r->tag == NOCMSG_ANY_TAG ? F_ANY_TAG : 0);
+                     (r->tag == NOCMSG_ANY_TAG ? F_ANY_TAG : 0) | (nocmsg__fc_exchange ? F_EXCHANGE : 0);
     record(REC_RECV, (uint64_t)(int64_t)r->peer, (uint64_t)(int64_t)r->tag, r->bytes, flags, site);
+}
+
+int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes)
+{
+    if (!fc.plan || fc.profile)
+        return 0;
+    const struct planned *p = find((uint64_t)(uintptr_t)nocmsg__site, dest, tag);
+    return p && p->allow == EXCHANGE && bytes <= p->max_bytes;
 }
 
 void nocmsg_fc_boundary(const char *operation, const struct comm *c)

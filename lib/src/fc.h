@@ -8,7 +8,8 @@
  *
  * Applying a plan (NOCMSG_FC_PLAN=plan.json): the sends the plan releases, named by region, calling site,
  * destination and tag, go the non-flow-controlled way (SEND_RAW: no handshake, written straight into the network);
- * every other send keeps flow control. With NOCMSG_FC_CHECK=1 the library checks the plan's assumptions as it runs:
+ * a sendrecv the plan runs as an exchange is done in rank order with its send raw; every other send keeps flow
+ * control. With NOCMSG_FC_CHECK=1 the library checks the plan's assumptions as it runs:
  * a released send larger than the plan saw, or a send the plan did not see at all in its region, keeps flow control
  * and is reported (once per site) instead of risking a deadlock.
  *
@@ -36,6 +37,12 @@ void nocmsg_fc_recv(const struct nocmsg_request_s *r, int blocking);
 void nocmsg_fc_boundary(const char *operation, const struct comm *c);
 /* Send request r has completed. */
 void nocmsg_fc_completed(struct nocmsg_request_s *r);
+/* Set while nocmsg_sendrecv runs its halves: their records are marked as one exchange's. */
+extern int nocmsg__fc_exchange;
+/* Whether the plan runs the sendrecv under way at nocmsg__site (its send to world rank `dest`) as a pairwise
+ * exchange in rank order without flow control: the lower rank sends first, raw, then receives; the higher receives
+ * first, then sends raw (relaxation C1: the receiving side always drains). The partner's plan says the same. */
+int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes);
 
 /* Records the caller as the site of the point-to-point call under way, unless an outer API function has. */
 #define NOCMSG_FC_SITE()                                                                                        \

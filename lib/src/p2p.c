@@ -567,6 +567,40 @@ int nocmsg_get_count(const nocmsg_status *status, nocmsg_datatype type, int *cou
     return NOCMSG_SUCCESS;
 }
 
+#ifdef NOCMSG_PORT_UDN
+/* A sendrecv with one partner that the flow-control plan runs as a pairwise exchange in rank order (fc.h): the
+ * receive is posted, then the lower rank writes its message raw and waits for the other's, the higher waits and then
+ * writes; the receiving side always drains, so the raw writes cannot deadlock (relaxation C1). Returns whether it
+ * ran (then *err is its result). The halves go without the plan's hooks: the plan spoke for the call. */
+static int plan_exchange(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, int peer, int sendtag, void *recvbuf,
+                         int recvcount, nocmsg_datatype recvtype, int recvtag, nocmsg_comm comm, nocmsg_status *status,
+                         int *err)
+{
+    struct comm *c = nocmsg_comm_get(comm);
+    size_t bytes;
+    if (!c || peer < 0 || peer >= c->size || peer == c->rank || nocmsg_message_bytes(sendbuf, sendcount, sendtype, &bytes) ||
+        !nocmsg_fc_exchange_plan(c->world_of[peer], sendtag, bytes))
+        return 0;
+    nocmsg__site = NULL;
+    nocmsg__fc_on = 0;
+    nocmsg_engine_hold(0); /* the general path's hooks are off for the halves */
+    nocmsg_request rq;
+    *err = nocmsg_irecv(recvbuf, recvcount, recvtype, peer, recvtag, comm, &rq);
+    if (*err == NOCMSG_SUCCESS) {
+        if (c->rank > peer)
+            *err = nocmsg_wait(&rq, status);
+        int serr = *err == NOCMSG_SUCCESS ? nocmsg_xsend(sendbuf, sendcount, sendtype, peer, sendtag, comm) : NOCMSG_SUCCESS;
+        if (c->rank < peer)
+            *err = nocmsg_wait(&rq, status);
+        if (*err == NOCMSG_SUCCESS)
+            *err = serr;
+    }
+    nocmsg__fc_on = 1;
+    nocmsg_engine_hold(0);
+    return 1;
+}
+#endif
+
 int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype, int dest, int sendtag,
                     void *recvbuf, int recvcount, nocmsg_datatype recvtype, int source, int recvtag,
                     nocmsg_comm comm, nocmsg_status *status)
@@ -583,13 +617,25 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
     nocmsg_request reqs[2];
 #ifdef NOCMSG_PORT_UDN
     const void *site = nocmsg__site; /* both halves are this call's */
-#endif
-    if ((err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0])) != NOCMSG_SUCCESS)
+    if (nocmsg__fc_on && source == dest &&
+        plan_exchange(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, recvtag, comm, status, &err))
         return err;
+    nocmsg__fc_exchange = 1;
+#endif
+    if ((err = nocmsg_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &reqs[0])) != NOCMSG_SUCCESS) {
+#ifdef NOCMSG_PORT_UDN
+        nocmsg__fc_exchange = 0;
+#endif
+        return err;
+    }
 #ifdef NOCMSG_PORT_UDN
     nocmsg__site = site;
 #endif
-    if ((err = nocmsg_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1])) != NOCMSG_SUCCESS) {
+    err = nocmsg_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &reqs[1]);
+#ifdef NOCMSG_PORT_UDN
+    nocmsg__fc_exchange = 0;
+#endif
+    if (err != NOCMSG_SUCCESS) {
         /* Only running out of memory gets here; the receive stays posted. */
         nocmsg_request_free(&reqs[0]);
         return err;

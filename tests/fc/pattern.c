@@ -3,6 +3,7 @@
  *   region 1: every rank sends to rank 0, which only receives (a common sink: C2 lets them go without)
  *   region 2: pairwise exchanges ordered by rank (C1 lets them go without)
  *   region 3: neighbours exchange 64 KiB, lower rank first (C1 again, large transfers)
+ *   region 4: partners exchange 64 KiB with one sendrecv each (C1: the library runs it in rank order)
  * Argument "shifted" changes region 1's sink to rank 1 (which then sends to rank 0 as well): a different pattern
  * from the one a plan was made for, which the plan's checking mode must catch. Every rank checks what it got. */
 #include <mpi.h>
@@ -64,6 +65,12 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
+    int p = r ^ 1;
+    if (p < n) {
+        MPI_Sendrecv(a, BIG, MPI_DOUBLE, p, 5, b, BIG, MPI_DOUBLE, p, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        check(b[BIG - 1] == p * 1000.0 + BIG - 1, "sendrecv exchange", r);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     int all = 0;
     MPI_Reduce(&failures, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (r == 0)

@@ -22,6 +22,8 @@ pub const F_SYNC: u64 = 2;
 pub const F_RAW: u64 = 4;
 pub const F_ANY_SOURCE: u64 = 8;
 pub const F_ANY_TAG: u64 = 16;
+/// The send or receive is half of a `sendrecv`.
+pub const F_EXCHANGE: u64 = 32;
 
 /// One record, as the library reported it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +79,9 @@ pub struct Transfer {
     pub raw: bool,
     /// A non-blocking send still under way when the region's collective began (rule R1).
     pub crosses_region: bool,
+    /// The send half of a `sendrecv` (which the library may run as a rank-ordered exchange, relaxation C1).
+    #[serde(default)]
+    pub exchange: bool,
     /// Position among the sender's calls in the region (sends and receives), from 0.
     pub seq: usize,
     /// The calling site (`function+0xoffset` of the return address) and its address.
@@ -182,6 +187,7 @@ impl CommProfile {
                             sync: r.flags & F_SYNC != 0,
                             raw: r.flags & F_RAW != 0,
                             crosses_region: false,
+                            exchange: r.flags & F_EXCHANGE != 0,
                             seq,
                             site: site(r.site),
                             pc: r.site,

@@ -104,6 +104,7 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
     // C2: a sink that sends nothing in the region never stalls.
     let draining = |sink: usize| !senders.contains(&sink);
     let cycles = cycle_members(t);
+    let exchanges = exchange_transfers(t, &sources_of);
     for (i, x) in t.iter().enumerate() {
         let (keep, relaxed) = &mut verdicts[i];
         if x.sync {
@@ -121,6 +122,14 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
                 region.ends_with.as_deref().map_or("the next collective".into(), |c| format!("the collective ({c})"))
             ));
         }
+        if exchanges.contains(&i) {
+            relaxed.push(format!(
+                "C1: sendrecv exchange of ranks {} and {} with nothing else in or out of them, which the library runs in rank order (the lower sends first, the receiving side always drains; relaxes R2, R3 and R4)",
+                x.src.min(x.dst),
+                x.src.max(x.dst)
+            ));
+            continue;
+        }
         let sources = &sources_of[&x.dst];
         if sources.len() > 1 {
             let others: Vec<String> = sources.iter().filter(|&&s| s != x.src).map(usize::to_string).collect();
@@ -136,7 +145,12 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
         }
         // R3: a mesh link shared with a send from another source (same pair: the sends are serialised anyway).
         let mut shared: BTreeMap<String, BTreeSet<(usize, usize)>> = BTreeMap::new();
-        for y in t.iter().filter(|y| y.src != x.src && (y.src, y.dst) != (x.src, x.dst)) {
+        // Sends of rank-ordered exchanges never hold a link for long: their sinks always drain.
+        for (_, y) in t
+            .iter()
+            .enumerate()
+            .filter(|&(j, y)| y.src != x.src && (y.src, y.dst) != (x.src, x.dst) && !exchanges.contains(&j))
+        {
             for link in x.links.iter().filter(|l| !l.starts_with("inject") && !l.starts_with("eject")) {
                 if y.links.contains(link) {
                     shared.entry(link.clone()).or_default().insert((y.src, y.dst));
@@ -165,6 +179,29 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
         }
     }
     verdicts
+}
+
+/// The sends (indices) of sendrecv exchanges the library can run in rank order (C1): pairs of ranks whose only
+/// traffic in the region is a sendrecv each way with each other.
+fn exchange_transfers(t: &[Transfer], sources_of: &BTreeMap<usize, BTreeSet<usize>>) -> BTreeSet<usize> {
+    let sinks_of = |r: usize| t.iter().filter(|y| y.src == r).map(|y| y.dst).collect::<BTreeSet<usize>>();
+    let only = |set: &BTreeSet<usize>, r: usize| set.len() == 1 && set.contains(&r);
+    t.iter()
+        .enumerate()
+        .filter(|(_, x)| {
+            let (a, b) = (x.src, x.dst);
+            a != b
+                && t.iter()
+                    .filter(|y| (y.src, y.dst) == (a, b) || (y.src, y.dst) == (b, a))
+                    .all(|y| y.exchange && !y.sync && !y.raw && !y.crosses_region)
+                && t.iter().any(|y| (y.src, y.dst) == (b, a))
+                && sources_of.get(&a).is_some_and(|s| only(s, b))
+                && sources_of.get(&b).is_some_and(|s| only(s, a))
+                && only(&sinks_of(a), b)
+                && only(&sinks_of(b), a)
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// For each send on a cycle of the region's source-to-sink graph (a strongly connected component of more than one
@@ -287,7 +324,11 @@ pub fn plan(profile: &CommProfile, profile_name: &str) -> Plan {
                 call.dst as u64,
                 call.tag as u64,
                 call.max_bytes,
-                u64::from(call.flow_control == "drop"),
+                match call.flow_control {
+                    "drop" if call.reasons.iter().any(|r| r.starts_with("C1: sendrecv exchange")) => 2,
+                    "drop" => 1,
+                    _ => 0,
+                },
             ]);
         }
         regions.push(RegionPlan { index: region.index, ends_with: region.ends_with.clone(), calls: region_calls });
@@ -393,6 +434,7 @@ mod tests {
             sync: false,
             raw: false,
             crosses_region: false,
+            exchange: false,
             seq,
             site: format!("site{src}"),
             pc: 0x1000 + src as u64,
@@ -488,6 +530,35 @@ mod tests {
         a.blocking = false;
         let nb = region(vec![a, send(1, 0, 1)], vec![recv(0, 1, 1), recv(1, 0, 0)]);
         assert_eq!(rules(&nb), ["keep R4", "keep R4"]);
+    }
+
+    #[test]
+    fn c1_lets_isolated_sendrecv_exchanges_go_in_rank_order_even_over_shared_links() {
+        // Pairs 0<->2 and 1<->3 on row 0 by sendrecv: their paths share links (1,0>2,0 and 2,0>1,0) but each pair
+        // talks only to itself: both run as rank-ordered exchanges (allow 2 in the table).
+        let mut t = vec![send(0, 2, 1), send(2, 0, 1), send(1, 3, 1), send(3, 1, 1)];
+        t.iter_mut().for_each(|x| x.exchange = true);
+        let r = region(t.clone(), vec![]);
+        assert_eq!(rules(&r), ["drop C1", "drop C1", "drop C1", "drop C1"]);
+        let profile = CommProfile {
+            format: "nocmsg-comm-profile-1".into(),
+            chip: "t".into(),
+            program: "p".into(),
+            ranks: 16,
+            mesh: [4, 4, 1],
+            routing: "xy".into(),
+            rank_tiles: (0..16).collect(),
+            regions: vec![r],
+        };
+        assert!(plan(&profile, "p").table.iter().all(|row| row[6] == 2));
+        // A third rank also sending to 2: not an isolated pair, so the ring rules apply again.
+        t.push(send(5, 2, 0));
+        let r = region(t, vec![]);
+        assert!(rules(&r)[0].starts_with("keep"), "{:?}", rules(&r));
+        // One side by plain send: not an exchange the library runs.
+        let mut half = vec![send(0, 1, 0), send(1, 0, 1)];
+        half[0].exchange = true;
+        assert_eq!(rules(&region(half, vec![])), ["keep R4", "keep R4"]);
     }
 
     #[test]

@@ -70,9 +70,12 @@ fn the_profile_names_every_region_transfer_and_link() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("pattern.profile.json")).unwrap()).unwrap();
     assert_eq!(p["ranks"], 16);
     let regions = p["regions"].as_array().unwrap();
-    // barrier, allreduce, barrier, barrier, and the reduce that ends the program's last region.
+    // barrier, allreduce, barrier, barrier, barrier, and the reduce that ends the program's last region.
     let ends: Vec<&str> = regions.iter().filter_map(|r| r["ends_with"].as_str()).collect();
-    assert_eq!(ends, ["barrier", "allreduce", "barrier", "barrier", "reduce"]);
+    assert_eq!(ends, ["barrier", "allreduce", "barrier", "barrier", "barrier", "reduce"]);
+    // The sendrecv exchange of region 4: its halves are marked as one exchange's.
+    let swap = regions[4]["transfers"].as_array().unwrap();
+    assert!(swap.len() == 16 && swap.iter().all(|t| t["exchange"] == true && t["bytes"] == 65536), "{swap:?}");
     let ring = regions[0]["transfers"].as_array().unwrap();
     assert_eq!(ring.len(), 16);
     assert!(ring.iter().all(|t| t["bytes"] == 800 && t["site"].as_str().unwrap().starts_with("main+")), "{ring:?}");
@@ -120,9 +123,19 @@ fn the_plan_explains_each_call_by_the_rules() {
             verdicts(r)
         );
     }
-    assert_eq!(p["summary"]["calls"], 16 + 15 + 16 + 16);
+    assert!(
+        verdicts(4).iter().all(|(fc, why)| fc == "drop" && why.contains("C1: sendrecv exchange")),
+        "{:?}",
+        verdicts(4)
+    );
+    assert_eq!(p["summary"]["calls"], 16 + 15 + 16 + 16 + 16);
     assert_eq!(p["summary"]["kept_by"], serde_json::json!({"R4": 16}));
-    assert_eq!(p["table"].as_array().unwrap().len(), 63);
+    let table = p["table"].as_array().unwrap();
+    assert_eq!(table.len(), 79);
+    // The table says how: 0 keep, 1 raw, 2 a sendrecv run as a rank-ordered exchange.
+    let allow: Vec<u64> = table.iter().map(|row| row[6].as_u64().unwrap()).collect();
+    let count = |v: u64| allow.iter().filter(|&&a| a == v).count();
+    assert_eq!((count(0), count(1), count(2)), (16, 47, 16));
 }
 
 #[test]
