@@ -4,6 +4,7 @@
 #include "fc.h"
 
 #ifdef NOCMSG_PORT_UDN
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ struct planned {
 int nocmsg__fc_exchange;
 
 static struct {
-    int profile, check;
+    int profile, check, have_plan;
     uint64_t region;    /* collectives on every rank's communicator so far */
     uint64_t sends;     /* sends recorded so far (their records are numbered from 1) */
     /* Profiling: non-blocking sends not complete yet (their record numbers), to find those crossing a region. */
@@ -113,7 +114,14 @@ static int load_plan(const char *path)
             break;
         else if (*p == '-' || (*p >= '0' && *p <= '9')) {
             char *end;
-            values[k++] = strtoll(p, &end, 10);
+            errno = 0;
+            long long v = strtoll(p, &end, 10);
+            if (end == p || errno == ERANGE) {
+                fprintf(stderr, "nocmsg: NOCMSG_FC_PLAN=%s: its table has a malformed number near \"%.12s\"\n", path, p);
+                free(text);
+                return NOCMSG_ERR_ARG;
+            }
+            values[k++] = v;
             p = end - 1;
             if (k == 7 && values[2] != nocmsg_lib.rank) {
                 k = 0;
@@ -154,8 +162,9 @@ int nocmsg_fc_init(void)
         int err = load_plan(plan);
         if (err != NOCMSG_SUCCESS)
             return err;
+        fc.have_plan = 1; /* even with no entry of this rank's: checking mode reports its sends */
     }
-    nocmsg__fc_on = fc.profile || fc.plan != NULL;
+    nocmsg__fc_on = fc.profile || fc.have_plan;
     return NOCMSG_SUCCESS;
 }
 
@@ -210,14 +219,21 @@ int nocmsg_fc_send(struct nocmsg_request_s *r, int mode, int blocking)
                          (nocmsg__fc_exchange ? F_EXCHANGE : 0);
         record(REC_SEND, (uint64_t)r->peer, (uint64_t)(int64_t)r->tag, r->bytes, flags, site);
         fc.sends++;
-        if (!blocking && (fc.npending < fc.cap || (fc.cap = fc.cap ? 2 * fc.cap : 64,
-                                                     fc.pending = realloc(fc.pending, (size_t)fc.cap * sizeof *fc.pending)))) {
+        if (!blocking && fc.npending == fc.cap) {
+            int cap = fc.cap ? 2 * fc.cap : 64;
+            struct nocmsg_request_s **more = realloc(fc.pending, (size_t)cap * sizeof *more);
+            if (more) {
+                fc.pending = more;
+                fc.cap = cap;
+            }
+        }
+        if (!blocking && fc.npending < fc.cap) {
             r->fc_seq = fc.sends;
             fc.pending[fc.npending++] = r;
         }
         return mode;
     }
-    if (!fc.plan || mode == SEND_SYNC)
+    if (!fc.have_plan || mode == SEND_SYNC)
         return mode;
     const struct planned *p = find((uint64_t)(uintptr_t)site, r->peer, r->tag);
     if (!p) {
@@ -248,7 +264,7 @@ void nocmsg_fc_recv(const struct nocmsg_request_s *r, int blocking)
 
 int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes)
 {
-    if (!fc.plan || fc.profile)
+    if (!fc.have_plan || fc.profile)
         return 0;
     const struct planned *p = find((uint64_t)(uintptr_t)nocmsg__site, dest, tag);
     return p && p->allow == EXCHANGE && bytes <= p->max_bytes;

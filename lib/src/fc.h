@@ -35,7 +35,7 @@ int nocmsg_fc_send(struct nocmsg_request_s *r, int mode, int blocking);
 void nocmsg_fc_recv(const struct nocmsg_request_s *r, int blocking);
 /* A collective on c begins (a region ends when c has every rank). */
 void nocmsg_fc_boundary(const char *operation, const struct comm *c);
-/* Send request r has completed. */
+/* Send request r has completed (or will never start: it is being freed). */
 void nocmsg_fc_completed(struct nocmsg_request_s *r);
 /* Set while nocmsg_sendrecv runs its halves: their records are marked as one exchange's. */
 extern int nocmsg__fc_exchange;

@@ -86,9 +86,10 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
     struct nocmsg_request_s r;
     int err = prepare(&r, kind, buf, count, type, peer, tag, comm);
 #ifdef NOCMSG_PORT_UDN
-    if (err == NOCMSG_SUCCESS && nocmsg__fc_on) {
-        r.fc_seq = 0;
-        if (kind == REQ_SEND)
+    if (nocmsg__fc_on) {
+        if (err != NOCMSG_SUCCESS)
+            nocmsg__site = NULL; /* the call is over: the next one has a site of its own */
+        else if (kind == REQ_SEND)
             mode = nocmsg_fc_send(&r, mode, 1);
         else
             nocmsg_fc_recv(&r, 1);
@@ -288,10 +289,12 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
 static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_datatype type, int peer, int tag,
                        nocmsg_comm comm, nocmsg_request *request)
 {
-    if (!request)
-        return NOCMSG_ERR_REQUEST;
     struct nocmsg_request_s tmp;
-    int err = prepare(&tmp, kind, buf, count, type, peer, tag, comm);
+    int err = request ? prepare(&tmp, kind, buf, count, type, peer, tag, comm) : NOCMSG_ERR_REQUEST;
+#ifdef NOCMSG_PORT_UDN
+    if (err != NOCMSG_SUCCESS && nocmsg__fc_on)
+        nocmsg__site = NULL; /* the call is over: the next one has a site of its own */
+#endif
     if (err != NOCMSG_SUCCESS)
         return err;
     struct nocmsg_request_s *r = malloc(sizeof *r);
@@ -307,6 +310,10 @@ static int nonblocking(int kind, int mode, const void *buf, int count, nocmsg_da
     }
 #endif
     if ((err = start(r, mode)) != NOCMSG_SUCCESS) {
+#ifdef NOCMSG_PORT_UDN
+        if (r->fc_seq)
+            nocmsg_fc_completed(r);
+#endif
         free(r);
         return err;
     }
@@ -336,6 +343,10 @@ int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest,
     else
         *key = nocmsg_engine_send_id(r, mode, id, &err);
     if (err != NOCMSG_SUCCESS) {
+#ifdef NOCMSG_PORT_UDN
+        if (r->fc_seq)
+            nocmsg_fc_completed(r);
+#endif
         free(r);
         return err;
     }

@@ -150,6 +150,53 @@ static void irq(void)
     }
 }
 
+static volatile uint64_t stall_irq_at;
+
+__attribute__((interrupt("machine"), aligned(4))) static void on_arrival_during_stall(void)
+{
+    stall_irq_at = nocmsg_cycles() - t0;
+    while (nocmsg_udn_count(0))
+        (void)nocmsg_udn_recv(0);
+}
+
+/* The interrupt comes while the core is stalled reading another, empty queue: it is taken at once (mepc at the
+ * stalled read, which then runs again), not when the read completes; the same with either clocking. */
+static void irq_stall(void)
+{
+    if (me == 0) {
+        uint64_t w = 1;
+        spin_until(1000);
+        nocmsg_udn_send_packet(1, 0, &w, 1);
+        spin_until(20000);
+        nocmsg_udn_send_packet(1, 1, &w, 1);
+    } else if (me == 1) {
+        __asm__ volatile(ZICSR("csrw mtvec, %0") : : "r"(on_arrival_during_stall));
+        nocmsg_udn_irq_enable(1);
+        __asm__ volatile(ZICSR("csrs mie, %0") : : "r"(1 << 11));
+        __asm__ volatile(ZICSR("csrs mstatus, %0") : : "r"(8));
+        uint64_t w = nocmsg_udn_recv(1);
+        printf("irq-stall: read %llu; the interrupt came before the read completed: %s\n", (ull)w,
+               stall_irq_at > 0 && stall_irq_at < 5000 ? "yes" : "no");
+    }
+}
+
+/* csrs and csrc on udn.irqen set and clear bits. */
+static void irqen_bits(void)
+{
+    if (me != 0)
+        return;
+    uint64_t a, b, c, d;
+    __asm__ volatile(ZICSR("csrw 0x806, %0") : : "r"(1) : "memory");
+    __asm__ volatile(ZICSR("csrr %0, 0x806") : "=r"(a) : : "memory");
+    __asm__ volatile(ZICSR("csrs 0x806, %0") : : "r"(2) : "memory");
+    __asm__ volatile(ZICSR("csrr %0, 0x806") : "=r"(b) : : "memory");
+    __asm__ volatile(ZICSR("csrc 0x806, %0") : : "r"(1) : "memory");
+    __asm__ volatile(ZICSR("csrr %0, 0x806") : "=r"(c) : : "memory");
+    __asm__ volatile(ZICSR("csrw 0x806, %0") : : "r"(0) : "memory");
+    __asm__ volatile(ZICSR("csrr %0, 0x806") : "=r"(d) : : "memory");
+    printf("irqen-bits: %#llx %#llx %#llx %llu\n", (ull)a, (ull)b, (ull)c, (ull)d);
+}
+
 /* NoCMsg's Figure 1: both cores write a 127-word packet to the other before reading. The packets hold the path in
  * both directions, the receive queues fill, and neither write can finish: the network deadlocks. */
 static void raw_exchange(void)
@@ -269,6 +316,10 @@ int main(int argc, char **argv)
         stall();
     else if (!strcmp(s, "irq"))
         irq();
+    else if (!strcmp(s, "irq-stall"))
+        irq_stall();
+    else if (!strcmp(s, "irqen-bits"))
+        irqen_bits();
     else if (!strcmp(s, "raw-exchange"))
         raw_exchange();
     else if (!strcmp(s, "lib-exchange"))

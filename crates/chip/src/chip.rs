@@ -540,6 +540,19 @@ impl Chip {
             }
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
+            // A sleeping core whose interface may interrupt it wakes at its interrupt window, where the interrupt is
+            // checked before its stalled access is tried again (as with debug clocking, which retries every cycle).
+            // (A core in `wfi` waits for the line itself; a window already reached wakes the core at the next step.)
+            if let Some(net) = self.network.as_ref() {
+                for &rank in &sched.asleep {
+                    let core = &self.cores[rank];
+                    let in_wfi = sched.wait_op[rank].is_some_and(|d| d.op == riscv::Op::Wfi);
+                    if core.irq_armed && !in_wfi && clocks.to_net(core.irq_until) > net.now().0 {
+                        t = t.min(core.irq_until);
+                    }
+                }
+            }
+            let mut skipped = false;
             if let (Some(net), Some(ni)) = (self.network.as_mut(), self.ni.as_mut()) {
                 loop {
                     // A memory-mapped interface acts on its own (serves requests, completes transfers): it runs in
@@ -568,6 +581,12 @@ impl Chip {
                     // Core cycle `t` is at the first network cycle at or after it (the clocks may differ).
                     let target = clocks.to_net(t);
                     if net.now().0 >= target {
+                        // Time skipped without a step wakes nobody by what the network did, only armed sleepers
+                        // whose interrupt window came.
+                        if skipped && !debug && !sched.asleep.is_empty() {
+                            // Armed cores go back to the ready list (the next round runs them from their cycle).
+                            sched.wake(&mut self.cores, ni.as_mut(), net);
+                        }
                         break;
                     }
                     // Skipping idle cycles stops at the interface's next event and the next background packet.
@@ -577,6 +596,7 @@ impl Chip {
                         target
                     };
                     if !debug && net.skip_idle_to(Cycle(stop)) {
+                        skipped = true;
                         continue;
                     }
                     net.step().expect("the chip watches for deadlocks itself");
@@ -969,7 +989,12 @@ impl Scheduler {
             let skipped = now.saturating_sub(s.next_check).div_ceil(s.period);
             ni.skip_waits(&mut cores[rank], &s.op, skipped, s.period);
             let at = cores[rank].hart.cycle;
-            self.at_ni(rank, at, s.op);
+            if cores[rank].irq_armed {
+                // Through the run loop, which checks the interrupt before the instruction runs again.
+                self.ready.push(rank);
+            } else {
+                self.at_ni(rank, at, s.op);
+            }
             self.wait_op[rank] = Some(s.op);
             earliest = earliest.min(at);
         }

@@ -124,7 +124,7 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
         }
         if exchanges.contains(&i) {
             relaxed.push(format!(
-                "C1: sendrecv exchange of ranks {} and {} with nothing else in or out of them, which the library runs in rank order (the lower sends first, the receiving side always drains; relaxes R2, R3 and R4)",
+                "C1: sendrecv exchange of ranks {} and {} with nothing else in or out of them, which the library runs in rank order (the lower sends first, the receiving side always drains; relaxes R2, R3 and R4 for its own sends)",
                 x.src.min(x.dst),
                 x.src.max(x.dst)
             ));
@@ -145,12 +145,8 @@ pub fn judge(region: &Region) -> Vec<(Vec<String>, Vec<String>)> {
         }
         // R3: a mesh link shared with a send from another source (same pair: the sends are serialised anyway).
         let mut shared: BTreeMap<String, BTreeSet<(usize, usize)>> = BTreeMap::new();
-        // Sends of rank-ordered exchanges never hold a link for long: their sinks always drain.
-        for (_, y) in t
-            .iter()
-            .enumerate()
-            .filter(|&(j, y)| y.src != x.src && (y.src, y.dst) != (x.src, x.dst) && !exchanges.contains(&j))
-        {
+        // Exchange sends count as sharers too: one can stand behind another packet while it holds links upstream.
+        for y in t.iter().filter(|y| y.src != x.src && (y.src, y.dst) != (x.src, x.dst)) {
             for link in x.links.iter().filter(|l| !l.starts_with("inject") && !l.starts_with("eject")) {
                 if y.links.contains(link) {
                     shared.entry(link.clone()).or_default().insert((y.src, y.dst));
@@ -253,6 +249,11 @@ fn ordered_pair(region: &Region, x: &Transfer) -> Option<String> {
     let first_recv = |rank: usize, from: usize| {
         region.receives.iter().filter(|r| r.rank == rank && r.src == from as i64).map(|r| r.seq).min()
     };
+    // One send each way: with more, a later round could find both sending at once.
+    let sends = |a: usize, b: usize| t.iter().filter(|y| (y.src, y.dst) == (a, b)).count();
+    if sends(lo, hi) != 1 || sends(hi, lo) != 1 {
+        return None;
+    }
     let lo_send = first(lo, &|d| d == hi)?;
     let hi_send = first(hi, &|d| d == lo)?;
     let lo_recv = first_recv(lo, hi)?;
@@ -559,6 +560,36 @@ mod tests {
         let mut half = vec![send(0, 1, 0), send(1, 0, 1)];
         half[0].exchange = true;
         assert_eq!(rules(&region(half, vec![])), ["keep R4", "keep R4"]);
+    }
+
+    /// Regression (review of 10991a7): exchange sends were not counted as R3 sharers of other sends, and this
+    /// MPI-safe program deadlocked under its plan on udn-4x4: 0 and 3 exchange by sendrecv; 2 -> 7 shares link
+    /// 2,0>3,0 with 0 -> 3, and 1 -> 6 shares link 1,0>2,0 with it, while 7 sends to 1 before receiving.
+    #[test]
+    fn exchange_sends_still_count_as_link_sharers_of_other_sends() {
+        let mut a = send(0, 3, 1);
+        let mut b = send(3, 0, 1);
+        a.exchange = true;
+        b.exchange = true;
+        let r = region(
+            vec![a, b, send(7, 1, 0), send(2, 7, 0), send(1, 6, 0)],
+            vec![recv(7, 2, 1), recv(1, 7, 1), recv(6, 1, 0)],
+        );
+        let v = rules(&r);
+        assert_eq!(&v[..2], ["drop C1", "drop C1"], "{v:?}");
+        assert!(v[3].starts_with("keep") && v[3].contains("R3"), "2 -> 7 shares 2,0>3,0 with the exchange: {v:?}");
+        assert!(v[4].starts_with("keep") && v[4].contains("R3"), "1 -> 6 shares 1,0>2,0 with the exchange: {v:?}");
+    }
+
+    /// C1 for plain sends holds only for one send each way: with two rounds a later one may find both sending.
+    #[test]
+    fn c1_needs_a_single_round() {
+        // lo: send, recv, send, recv; hi: recv, send, send, recv.
+        let r = region(
+            vec![send(0, 1, 0), send(0, 1, 2), send(1, 0, 1), send(1, 0, 2)],
+            vec![recv(0, 1, 1), recv(0, 1, 3), recv(1, 0, 0), recv(1, 0, 3)],
+        );
+        assert!(rules(&r).iter().all(|v| v == "keep R4"), "{:?}", rules(&r));
     }
 
     #[test]

@@ -190,6 +190,15 @@ fn bad_inputs_are_reported_not_panicked_on() {
         "{}",
         show(&out)
     );
+    // A number the parser cannot read stops MPI_Init with the reason (it once spun on it forever).
+    std::fs::write(dir.join("bad.plan.json"), "{\"table\": [[1, 2, 0, 1, 0, 8, -]]}\n").unwrap();
+    let out = run(dir, &["--env", "NOCMSG_FC_PLAN=bad.plan.json"], &[]);
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert!(
+        !out.status.success() && all.contains("NOCMSG_FC_PLAN=bad.plan.json: its table has a malformed number"),
+        "{}",
+        show(&out)
+    );
     // Profiles come from the UDN port's library.
     let pimp = dir.join("pimp.elf");
     run_checked(

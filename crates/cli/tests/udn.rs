@@ -210,7 +210,15 @@ fn the_same_exchange_through_libnocmsg_completes() {
 #[test]
 fn raw_transfers_and_rank_ordered_exchanges_complete() {
     let (l, _) = both_clockings("xfer");
-    assert_eq!(l, ["[core 0] xfer: rank 0: ok", "[core 1] xfer: rank 1: ok", "[core 2] xfer: rank 2: ok", "[core 3] xfer: rank 3: ok"]);
+    assert_eq!(
+        l,
+        [
+            "[core 0] xfer: rank 0: ok",
+            "[core 1] xfer: rank 1: ok",
+            "[core 2] xfer: rank 2: ok",
+            "[core 3] xfer: rank 3: ok"
+        ]
+    );
     let out = run("tilepro-64", &["-n", "64", "--max-cycles", "100000000"], "xfer");
     let l = lines(&out);
     assert!(l.len() == 64 && l.iter().all(|line| line.ends_with(": ok")), "{}", show(&out));
@@ -226,4 +234,20 @@ fn the_udn_barrier_is_chosen_and_waiting_ranks_sleep() {
         assert!(ni(&stats, core, "wfi_cycles") > 3 * 15_000, "core {core} slept while rank 1 computed: {stats}");
     }
     assert!(ni(&stats, 1, "wfi_cycles") < 1000, "rank 1 is the late one");
+}
+
+/// Regression (review): an interrupt arriving while the core is stalled on another queue was taken at once with
+/// debug clocking but only after the stall with the default clocking. Now both take it at once.
+#[test]
+fn an_interrupt_during_a_stalled_read_is_taken_at_once_with_both_clockings() {
+    let (l, stats) = both_clockings("irq-stall");
+    assert_eq!(l, ["[core 1] irq-stall: read 1; the interrupt came before the read completed: yes"]);
+    assert_eq!(ni(&stats, 1, "interrupts"), 1);
+}
+
+/// Regression (review): csrs and csrc on udn.irqen set and clear bits (they replaced the register).
+#[test]
+fn csrs_and_csrc_set_and_clear_irqen_bits() {
+    let (l, _) = both_clockings("irqen-bits");
+    assert_eq!(l, ["[core 0] irqen-bits: 0x1 0x3 0x2 0"]);
 }

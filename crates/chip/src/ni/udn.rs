@@ -133,18 +133,37 @@ fn queue_of(tag: u64) -> usize {
     }
 }
 
+/// What a CSR instruction writes: the operand itself (`csrrw`), bits to set (`csrrs`) or bits to clear (`csrrc`).
+#[derive(Clone, Copy)]
+enum CsrWrite {
+    Replace(u64),
+    Set(u64),
+    Clear(u64),
+}
+
+impl CsrWrite {
+    /// The register's new value, from its old one.
+    fn apply(self, old: u64) -> u64 {
+        match self {
+            CsrWrite::Replace(v) => v,
+            CsrWrite::Set(v) => old | v,
+            CsrWrite::Clear(v) => old & !v,
+        }
+    }
+}
+
 /// What a CSR instruction does: whether it reads (with the read's side effects) and what it writes, if anything.
-fn csr_access(core: &Core, d: &Decoded) -> (bool, Option<u64>) {
+fn csr_access(core: &Core, d: &Decoded) -> (bool, Option<CsrWrite>) {
     let src = match d.op {
         Op::Csrrwi | Op::Csrrsi | Op::Csrrci => u64::from(d.rs1),
         _ => core.hart.x[d.rs1 as usize],
     };
     match d.op {
         // `csrrw` with rd = x0 does not read (RISC-V Zicsr).
-        Op::Csrrw | Op::Csrrwi => (d.rd != 0, Some(src)),
+        Op::Csrrw | Op::Csrrwi => (d.rd != 0, Some(CsrWrite::Replace(src))),
         // `csrrs`/`csrrc` always read; with rs1 = x0 (or a zero immediate) they do not write.
-        Op::Csrrs | Op::Csrrsi => (true, (d.rs1 != 0).then_some(src)),
-        Op::Csrrc | Op::Csrrci => (true, (d.rs1 != 0).then_some(!src)),
+        Op::Csrrs | Op::Csrrsi => (true, (d.rs1 != 0).then_some(CsrWrite::Set(src))),
+        Op::Csrrc | Op::Csrrci => (true, (d.rs1 != 0).then_some(CsrWrite::Clear(src))),
         _ => (false, None),
     }
 }
@@ -336,7 +355,10 @@ impl Udn {
                 if reads {
                     return Err("udn.send (CSR 0x800) cannot be read: write it with csrw".into());
                 }
-                let word = write.expect("a CSR instruction that does not read writes");
+                // Only csrrw (csrw) sends: setting or clearing bits of a queue means nothing.
+                let Some(CsrWrite::Replace(word)) = write else {
+                    return Err("udn.send (CSR 0x800) takes csrw (csrrw): csrs and csrc do not send".into());
+                };
                 if self.credits(rank, net) == 0 {
                     return Ok(None);
                 }
@@ -360,8 +382,8 @@ impl Udn {
             }
             CSR_IRQ_ENABLE => {
                 let old = self.sides[rank].irq_enable;
-                if let Some(v) = write {
-                    self.sides[rank].irq_enable = v & ((1 << QUEUES) - 1);
+                if let Some(w) = write {
+                    self.sides[rank].irq_enable = w.apply(old) & ((1 << QUEUES) - 1);
                     self.absorb(rank, net);
                     // From the next instruction on the core runs in interrupt windows (or no longer does).
                     core.irq_armed = self.sides[rank].irq_enable != 0;
@@ -465,6 +487,11 @@ impl NetworkInterface for Udn {
     }
 
     fn still_waiting(&self, core: &Core, d: &Decoded, net: &Network) -> bool {
+        // A stalled access ends at the core's interrupt window too: the chip checks the interrupt there before the
+        // access is tried again, as debug clocking, which retries it every cycle, does.
+        if core.irq_armed && net.now().0 >= core.irq_until && d.op != Op::Wfi {
+            return false;
+        }
         if d.op == Op::Wfi {
             return !self.irq_line(core.rank, net);
         }
