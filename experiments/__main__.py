@@ -3,8 +3,8 @@
 import argparse
 import sys
 
-from . import (bcast_algorithms, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock, nocmsg_vs_opera, partitions,
-               pimp_vs_mpb, scc_bcast)
+from . import (bcast_algorithms, fc_elimination, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock,
+               nocmsg_vs_opera, partitions, pimp_vs_mpb, scc_bcast)
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -17,6 +17,7 @@ EXPERIMENTS = {
     "nocmsg-deadlock": nocmsg_deadlock,
     "partitions": partitions,
     "nocmsg-vs-opera": nocmsg_vs_opera,
+    "fc-elimination": fc_elimination,
 }
 
 

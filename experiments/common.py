@@ -4,7 +4,9 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -16,6 +18,24 @@ def nocmsg_binary():
     if not path.exists():
         raise SystemExit(f"nocmsg binary not found at {path}; run `make build` first or set NOCMSG")
     return path
+
+
+def parallel_runs(fn, points, label):
+    """``[fn(*p) for p in points]``, with the simulator runs spread over the host's cores (each run is
+    deterministic, so the results do not depend on the order; $NOCMSG_EXPERIMENT_JOBS caps the parallelism). Reports
+    each finished point on stderr, for runs that take hours."""
+    jobs = max(1, int(os.environ.get("NOCMSG_EXPERIMENT_JOBS", os.cpu_count() or 1)))
+    done = 0
+
+    def one(p):
+        nonlocal done
+        result = fn(*p)
+        done += 1
+        print(f"{label}: {done}/{len(points)} {' '.join(map(str, p[1:]))}", file=sys.stderr, flush=True)
+        return result
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, points))
 
 
 def git_revision():

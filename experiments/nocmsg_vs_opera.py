@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .common import REPO, command_lines, fenced, nocmsg_binary, provenance  # noqa: E402
+from .common import REPO, command_lines, fenced, nocmsg_binary, parallel_runs, provenance  # noqa: E402
 
 CHIP = REPO / "chips" / "tilepro-64.toml"
 KERNELS = ["is", "cg", "ft", "mg", "tfidf"]
@@ -64,14 +64,10 @@ def collect(quick, tmp):
     commands = [build(tmp)]
     kernels = ["is"] if quick else KERNELS
     ranks = [4, 8] if quick else [2, 4, 8, 16, 32, 64]
-    rows = []
-    for kernel in kernels:
-        for n in ranks:
-            for mode in MODES:
-                row, cmd = run_point(tmp, kernel, n, mode, "S")
-                rows.append(row)
-                commands.append(cmd)
-    return pd.DataFrame(rows), commands
+    points = [(tmp, kernel, n, mode, "S") for kernel in kernels for n in ranks for mode in MODES]
+    results = parallel_runs(run_point, points, "nocmsg-vs-opera")
+    commands += [cmd for _, cmd in results]
+    return pd.DataFrame([row for row, _ in results]), commands
 
 
 def speedups(data):

@@ -257,8 +257,13 @@ static void matvec(struct cg *c, const double *p, double *q)
     if (c->partner == c->me)
         memcpy(q, c->wsum + c->send_off, (size_t)c->ncols * sizeof(double));
     else
+#ifdef NPB_XCHG
+        NPB_COMM(npb_xchg(c->wsum + c->send_off, (size_t)c->send_len * sizeof(double), q,
+                          (size_t)c->ncols * sizeof(double), c->partner));
+#else
         NPB_COMM(MPI_Sendrecv(c->wsum + c->send_off, (int)c->send_len, MPI_DOUBLE, c->partner, 1, q,
                               (int)c->ncols, MPI_DOUBLE, c->partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+#endif
 }
 
 /* Work vectors of the solver. */

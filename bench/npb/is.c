@@ -172,6 +172,12 @@ static void rank_keys(struct is_state *s, int it, int check)
         s->recvbuf = npb_alloc((size_t)s->recv_capacity * sizeof(int), "received keys");
     }
     s->nrecv = nrecv;
+#ifdef NPB_XCHG
+    int done = 0;
+    NPB_COMM(done = npb_xchg_alltoallv(s->sendbuf, s->sendcounts, s->sdispls, s->recvbuf, s->recvcounts, s->rdispls,
+                                       sizeof(int)));
+    if (!done)
+#endif
     NPB_COMM(MPI_Alltoallv(s->sendbuf, s->sendcounts, s->sdispls, MPI_INT, s->recvbuf, s->recvcounts, s->rdispls,
                            MPI_INT, MPI_COMM_WORLD));
 

@@ -191,6 +191,74 @@ static double npb_comm_seconds;
         npb_comm_seconds += MPI_Wtime() - npb_t0_;                                                                \
     } while (0)
 
+/* ---- NoCMsg's hand-eliminated flow control (-DNPB_XCHG, nocmsg builds only) ----
+ *
+ * NoCMsg's Fig. 11 compares the kernels with flow control against versions whose exchanges were rewritten by hand
+ * with its non-flow-controlled calls. Built with -DNPB_XCHG (and nocmsg-cc), the kernels do that: CG's transpose
+ * exchange, FT's transposes and IS's key exchange become pairwise exchanges in rank order (the lower rank streams
+ * first with nocmsg_xsend, the higher receives first: relaxation C1), the all-to-alls over the XOR schedule (rank
+ * r meets r ^ k in step k, which needs a power-of-two rank count; otherwise the kernel keeps its MPI call). Like the
+ * paper's, this is the programmer's claim that the pattern cannot deadlock, not a checked one (docs/fc-plan.md). */
+#ifdef NPB_XCHG
+#include <nocmsg.h>
+
+/* Sends `sbytes` to `peer` and receives up to `rbytes` from it, in rank order without flow control. */
+static inline void npb_xchg(const void *sbuf, size_t sbytes, void *rbuf, size_t rbytes, int peer)
+{
+    int me = 0, err = NOCMSG_SUCCESS;
+    nocmsg_comm_rank(NOCMSG_COMM_WORLD, &me);
+    if (me < peer)
+        err = nocmsg_xsend(sbuf, (int)sbytes, NOCMSG_BYTE, peer, 77, NOCMSG_COMM_WORLD);
+    if (err == NOCMSG_SUCCESS)
+        err = nocmsg_recv(rbuf, (int)rbytes, NOCMSG_BYTE, peer, 77, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+    if (err == NOCMSG_SUCCESS && me > peer)
+        err = nocmsg_xsend(sbuf, (int)sbytes, NOCMSG_BYTE, peer, 77, NOCMSG_COMM_WORLD);
+    if (err != NOCMSG_SUCCESS) {
+        fprintf(stderr, "npb: exchange with rank %d failed (%d)\n", peer, err);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* MPI_Alltoallv (counts and displacements in elements of `elem` bytes) over the XOR schedule with npb_xchg; 0 if
+ * the rank count is not a power of two (the caller then uses MPI). */
+static inline int npb_xchg_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, void *rbuf,
+                                     const int *rcounts, const int *rdispls, size_t elem)
+{
+    int me = 0, p = 0;
+    nocmsg_comm_rank(NOCMSG_COMM_WORLD, &me);
+    nocmsg_comm_size(NOCMSG_COMM_WORLD, &p);
+    if (p & (p - 1))
+        return 0;
+    const char *s = sbuf;
+    char *r = rbuf;
+    memcpy(r + (size_t)rdispls[me] * elem, s + (size_t)sdispls[me] * elem, (size_t)scounts[me] * elem);
+    for (int k = 1; k < p; k++) {
+        int peer = me ^ k;
+        npb_xchg(s + (size_t)sdispls[peer] * elem, (size_t)scounts[peer] * elem, r + (size_t)rdispls[peer] * elem,
+                 (size_t)rcounts[peer] * elem, peer);
+    }
+    return 1;
+}
+
+/* MPI_Alltoall of `bytes` per rank pair, the same way; 0 if the rank count is not a power of two. */
+static inline int npb_xchg_alltoall(const void *sbuf, void *rbuf, size_t bytes)
+{
+    int me = 0, p = 0;
+    nocmsg_comm_rank(NOCMSG_COMM_WORLD, &me);
+    nocmsg_comm_size(NOCMSG_COMM_WORLD, &p);
+    if (p & (p - 1))
+        return 0;
+    const char *s = sbuf;
+    char *r = rbuf;
+    memcpy(r + (size_t)me * bytes, s + (size_t)me * bytes, bytes);
+    for (int k = 1; k < p; k++) {
+        int peer = me ^ k;
+        npb_xchg(s + (size_t)peer * bytes, bytes, r + (size_t)peer * bytes, bytes, peer);
+    }
+    return 1;
+}
+#endif
+
 struct npb_timer {
     double start, total, comm; /* comm: npb_comm_seconds when the clock stopped */
 };

@@ -42,3 +42,19 @@ def test_nocmsg_vs_opera_quick_the_work_loop_communicates_faster(tmp_path):
     assert list(table["kernel"]) == ["is", "is"] and list(table["ranks"]) == [4, 8]
     assert (table["comm_speedup"] > 1.0).all(), table.to_string()
     assert "NOCMSG_UDN_MODE=interrupt" in (out / "README.md").read_text()
+
+
+def test_fc_elimination_quick_the_plan_drops_cgs_exchanges_and_cuts_its_communication(tmp_path):
+    out = tmp_path / "fc-elimination"
+    assert main(["fc-elimination", "--quick", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "summary.csv").set_index("kernel")
+    assert list(table.index) == ["is", "cg"]
+    # CG's transpose sendrecvs are pairwise exchanges the plan runs in rank order without flow control; IS talks only
+    # through collectives, whose transfers the plan does not cover, so it has no call to judge.
+    assert table.loc["cg", "plan_dropped"] == table.loc["cg", "plan_calls"] > 0
+    assert table.loc["cg", "plan_vs_fc"] < 0, table.to_string()
+    assert table.loc["is", "plan_calls"] == 0 and table.loc["is", "plan_vs_fc"] == 0
+    assert (table["check_violations"] == 0).all()
+    readme = (out / "README.md").read_text()
+    assert "--comm-profile" in readme and "NOCMSG_FC_CHECK=1" in readme and "-DNPB_XCHG" in readme
+    assert (out / "plot.png").stat().st_size > 10_000

@@ -35,11 +35,17 @@ struct nocmsg_fast_state nocmsg__fast;
  * when nothing is queued to send (it would wait at the port without pushing), no packet is partly taken (the next
  * word of every source is a header) and, on its context, nothing is unexpected or posted (nocmsg_engine_lean_ok);
  * nocmsg__fast.recv_ranks says so for NOCMSG_COMM_WORLD's context, 0, which the inline paths use. */
+#ifdef NOCMSG_PORT_UDN
+unsigned nocmsg__coll_send_ranks, nocmsg__coll_recv_idle;
+#endif
+
 static void settle(void)
 {
     unsigned ranks = eng.up ? (unsigned)nocmsg_lib.size : 0;
 #ifdef NOCMSG_PORT_UDN
-    if (nocmsg__fc_on) /* profiling or a plan: every call takes the general path, where the hooks are */
+    nocmsg__coll_send_ranks = eng.tx_head ? 0 : ranks;
+    nocmsg__coll_recv_idle = eng.midpacket || eng.hold ? 0 : nocmsg__coll_send_ranks;
+    if (nocmsg__fc_on) /* profiling or a plan: the program's calls take the general path, where the hooks are */
         ranks = 0;
 #endif
     unsigned idle = eng.tx_head ? 0 : ranks;

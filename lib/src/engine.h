@@ -82,6 +82,23 @@ static inline int nocmsg_engine_lean_ok(int ctx)
     return nocmsg__fast.recv_idle != 0 && nocmsg__fast.busy[CTX_SLOT(ctx)] == 0;
 }
 
+/* The same for the collectives' private traffic (coll/p2p.c, coll/token.h), and whether their sends may go straight
+ * to the port. They are nocmsg__fast's except on UDN chips while the program's point-to-point calls take the general
+ * path for the flow-control hooks (profiling or a plan, fc.h): those hooks are for the program's calls, so the
+ * collectives keep their lean way (engine.c, settle). */
+#ifdef NOCMSG_PORT_UDN
+extern unsigned nocmsg__coll_send_ranks, nocmsg__coll_recv_idle;
+#define COLL_SEND_RANKS nocmsg__coll_send_ranks
+#define COLL_RECV_IDLE nocmsg__coll_recv_idle
+#else
+#define COLL_SEND_RANKS nocmsg__fast.send_ranks
+#define COLL_RECV_IDLE nocmsg__fast.recv_idle
+#endif
+static inline int nocmsg_engine_coll_lean_ok(int ctx)
+{
+    return COLL_RECV_IDLE != 0 && nocmsg__fast.busy[CTX_SLOT(ctx)] == 0;
+}
+
 /* Keeps every call the engine's way while held (delta +1), or lets the fast paths run again (delta -1 as many times):
  * for callers that must run in nocmsg_engine_idle while the rank waits (the MPI layer's non-blocking collectives). */
 void nocmsg_engine_hold(int delta);

@@ -3,7 +3,7 @@
  * (ctx + 1), in comm ranks.
  *
  * Two ways through. The lean way goes straight to the port, as the fast paths of nocmsg_send and nocmsg_recv do,
- * whenever the progress engine is idle (nocmsg__fast.send_ranks, and nocmsg_engine_lean_ok on the private context for
+ * whenever the progress engine is idle (COLL_SEND_RANKS, and nocmsg_engine_coll_lean_ok on the private context for
  * a receive): a send pushes its EAGER packet into the port, and a receive
  * takes the next header from the port and, if it is the expected one, pulls the payload into the buffer. The
  * engine's way is everything else: the engine busy, a header from someone else or with another tag, a full FIFO, a
@@ -86,7 +86,7 @@ __attribute__((noinline)) static int lean_send_bounced(const void *buf, size_t b
  * started, a partial push is finished by the engine). */
 static inline int lean_send(const void *buf, size_t bytes, int to, uint64_t header)
 {
-    if (!nocmsg__fast.send_ranks)
+    if (!COLL_SEND_RANKS)
         return -1;
     if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
         return bytes <= LEAN_BOUNCE_BYTES ? lean_send_bounced(buf, bytes, to, header) : -1;
@@ -131,7 +131,7 @@ __attribute__((noinline)) static int lean_recv_bounced(void *buf, size_t cap, in
  * else the receive's result. */
 static inline int lean_recv(void *buf, size_t cap, int from, uint64_t want, struct comm *c)
 {
-    if (!nocmsg_engine_lean_ok(c->ctx + 1))
+    if (!nocmsg_engine_coll_lean_ok(c->ctx + 1))
         return -1;
     if (__builtin_expect(((uintptr_t)buf & 7) != 0, 0))
         return cap <= LEAN_BOUNCE_BYTES ? lean_recv_bounced(buf, cap, from, want, c) : -1;
@@ -457,7 +457,7 @@ int coll_sendrecv(const void *sendbuf, size_t sendbytes, int dest, void *recvbuf
      * partner, so it goes first and the receive after it, both the lean way while the engine is idle; the rest of a
      * packet the way does not hold makes a lean exchange (above). */
     int eager = sendbytes <= nocmsg_lib.eager_limit || (nocmsg_coll_xfer && sendbytes < EAGER_MAX);
-    if (__builtin_expect(eager && dest >= 0 && src >= 0 && nocmsg_engine_lean_ok(c->ctx + 1), 1)) {
+    if (__builtin_expect(eager && dest >= 0 && src >= 0 && nocmsg_engine_coll_lean_ok(c->ctx + 1), 1)) {
         if (__builtin_expect(((uintptr_t)sendbuf & 7) != 0, 0))
             return exchange_slow(sendbuf, sendbytes, dest, recvbuf, recvbytes, src, tag, c, SIZE_MAX);
         size_t words = sendbytes / 8;
@@ -527,7 +527,7 @@ static int slow_wait(int from, struct comm *c)
     /* While the engine is idle, the lean loop itself waits (a round with only this wait); it stops early only
      * after handing a header to the engine, which may have left the engine busy. */
     const struct token_round wait = {-1, from};
-    while (nocmsg_engine_lean_ok(c->ctx + 1)) {
+    while (nocmsg_engine_coll_lean_ok(c->ctx + 1)) {
         struct token_at at = {&wait, 1};
         coll_tokens_lean(&at, &wait + 1, c);
         if (at.round != &wait)
@@ -554,7 +554,7 @@ int coll_tokens_slow(struct token_at at, const struct token_round *end, struct c
             return err;
         at.round++;
         at.sent = 0;
-        if (nocmsg_engine_lean_ok(c->ctx + 1))
+        if (nocmsg_engine_coll_lean_ok(c->ctx + 1))
             coll_tokens_lean(&at, end, c);
     }
     return NOCMSG_SUCCESS;

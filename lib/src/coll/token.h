@@ -63,7 +63,7 @@ struct token_at {
 
 /* Executes rounds from `at` up to `end` the lean way while it can, and moves `at` to where it stopped: at end, or
  * at a step that must go the engine's way. Valid only while the engine is idle for the private context
- * (nocmsg_engine_lean_ok(c->ctx + 1), which implies nocmsg__fast.send_ranks): nothing in here changes that except a
+ * (nocmsg_engine_coll_lean_ok(c->ctx + 1), which implies COLL_SEND_RANKS): nothing in here changes that except a
  * hand-over, after which it stops. */
 static inline void coll_tokens_lean(struct token_at *at, const struct token_round *end, struct comm *c)
 {
@@ -112,7 +112,7 @@ static inline int coll_tokens_exec(struct comm *c, const struct token_plan *p)
 {
     struct token_at at = {p->round, 0};
     const struct token_round *end = p->round + p->rounds;
-    if (__builtin_expect(nocmsg_engine_lean_ok(c->ctx + 1), 1)) {
+    if (__builtin_expect(nocmsg_engine_coll_lean_ok(c->ctx + 1), 1)) {
         coll_tokens_lean(&at, end, c);
         if (__builtin_expect(at.round == end, 1))
             return NOCMSG_SUCCESS;
