@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -155,22 +156,34 @@ int usleep(useconds_t microseconds)
     return nanosleep(&t, NULL);
 }
 
-/* The environment, "NAME=VALUE\0...\0\0", fetched on the first getenv: up to ENVIRON_MAX bytes of it (a larger one
- * is cut at a whole entry). */
+/* The environment, "NAME=VALUE\0...\0\0", fetched on the first getenv: into a static buffer, or, if it is larger,
+ * into one from malloc (if even that fails, it says so on stderr and the environment is empty). */
 #define ENVIRON_MAX 4096
-static char environment[ENVIRON_MAX];
-static int environment_fetched;
+static char environment_buffer[ENVIRON_MAX];
+static char *environment; /* NULL until fetched */
 
 char *getenv(const char *name)
 {
-    if (!environment_fetched) {
+    if (!environment) {
+        environment = environment_buffer;
         struct {
             char *buffer;
             uintptr_t capacity;
-        } block = {environment, sizeof environment};
-        if (nocmsg_semihost(NOCMSG_SYS_ENVIRON, &block) > sizeof environment)
-            environment[0] = environment[1] = '\0'; /* too large for the buffer: seen as empty */
-        environment_fetched = 1;
+        } block = {environment_buffer, sizeof environment_buffer};
+        uintptr_t needed = nocmsg_semihost(NOCMSG_SYS_ENVIRON, &block);
+        if (needed > sizeof environment_buffer) {
+            block.buffer = malloc(needed + 1);
+            block.capacity = needed + 1;
+            if (block.buffer && nocmsg_semihost(NOCMSG_SYS_ENVIRON, &block) <= block.capacity) {
+                block.buffer[needed] = '\0'; /* the list's final terminator */
+                environment = block.buffer;
+            } else {
+                fprintf(stderr, "nocmsg: the environment (%lu bytes) does not fit in memory; getenv sees none\n",
+                        (unsigned long)needed);
+                free(block.buffer);
+                environment_buffer[0] = environment_buffer[1] = '\0';
+            }
+        }
     }
     size_t len = 0;
     while (name[len] && name[len] != '=')

@@ -106,6 +106,13 @@ static void send_acks(void)
     }
 }
 
+/* ACKs owed that send_acks could not send yet (a packet open, or fewer than two credits). Credits coming back raise
+ * no interrupt, so a rank that owes ACKs must not sleep: its senders may be waiting for them. */
+static inline int acks_owed(void)
+{
+    return udn.irq->owed_tail != udn.irq->owed_head;
+}
+
 /* The message-arrival interrupt: ACKs into the counts, queue 0 into the ring (until it is full), and the ACKs owed
  * out if the main code is not writing a packet. mtvec holds a 4-byte aligned BASE. */
 __attribute__((interrupt("machine"), aligned(4))) static void udn_interrupt(void)
@@ -167,7 +174,7 @@ static void irq_wait_for_ring(void)
 {
     irq_mask();
     send_acks(); /* the words waited for may be the next packet of a sender waiting for our ACK */
-    if (udn.irq->head == udn.irq->tail && !udn.ahead_valid)
+    if (udn.irq->head == udn.irq->tail && !udn.ahead_valid && !acks_owed())
         __asm__ volatile("wfi" ::: "memory");
     irq_unmask();
 }
@@ -430,8 +437,9 @@ void nocmsg_port_udn_sleep(void)
     if (udn.irq_mode) {
         /* The barrier's queue too may end the wait; the handler takes queue 0's words meanwhile. */
         irq_mask();
+        send_acks();
         nocmsg_udn_irq_enable(IRQ_QUEUES | 2);
-        if (rx_count() == 0 && nocmsg_udn_count(1) == 0)
+        if (rx_count() == 0 && nocmsg_udn_count(1) == 0 && !acks_owed())
             __asm__ volatile("wfi" ::: "memory");
         nocmsg_udn_irq_enable(udn.irq->ring_full ? 1u << ACK_QUEUE : IRQ_QUEUES);
         irq_unmask();
@@ -599,7 +607,7 @@ void nocmsg_port_wait(int sending)
         /* An open packet, or a new one short of credits, waits only for credits, which raise no interrupt: look
          * again (they come back within a few cycles); so does a push that waited for an ACK if one has come since.
          * A word or an ACK comes with an interrupt. */
-        int sleep = !word_waiting();
+        int sleep = !word_waiting() && !acks_owed();
         if (sending) /* only a wait for an ACK may sleep: credits coming back raise no interrupt */
             sleep = sleep && udn.open_dest < 0 && udn.irq->acks == udn.irq->acks_seen && nocmsg_udn_credits() >= 3;
         if (sleep)

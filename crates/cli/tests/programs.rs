@@ -481,3 +481,21 @@ fn cores_waiting_for_messages_nobody_sends_are_reported_as_a_deadlock() {
     assert_eq!(text(&fast.stderr), text(&debug.stderr));
     assert_eq!(fast_stats, debug_stats, "fast and debug clocking disagree");
 }
+
+/// Regression (review of the UDN work): an environment larger than the runtime's 4 KiB buffer was seen as empty;
+/// now getenv finds every variable, large or not.
+#[test]
+fn getenv_sees_an_environment_larger_than_its_static_buffer() {
+    let dir = scratch("programs-env");
+    let src = dir.join("env.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) {\n    const char *big = getenv(\"BIG\"), *small = getenv(\"SMALL\");\n    printf(\"BIG %zu SMALL %s\\n\", big ? strlen(big) : 0, small ? small : \"(none)\");\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let elf = dir.join("env.elf");
+    run_checked(Command::new(root().join("bin/nocmsg-cc")).args(["-O2"]).arg(&src).arg("-o").arg(&elf), "env.c");
+    let big = format!("BIG={}", "x".repeat(6000));
+    let out = nocmsg(&["run", "--chip", &chip_4x4(), "-n", "1", "--env", &big, "--env", "SMALL=1", elf.to_str().unwrap()]);
+    assert!(out.status.success() && text(&out.stdout).contains("BIG 6000 SMALL 1"), "{}", show(&out));
+}
