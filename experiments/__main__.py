@@ -1,6 +1,7 @@
 """Command-line entry: ``python -m experiments NAME [options]``."""
 
 import argparse
+import inspect
 import sys
 
 from . import (bcast_algorithms, fc_elimination, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock,
@@ -26,9 +27,19 @@ def main(argv=None):
     parser.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment to run")
     parser.add_argument("--quick", action="store_true", help="a short version (for the demo and tests)")
     parser.add_argument("--out", default=None, help="output directory (default results/NAME)")
+    parser.add_argument("--ranks", default=None,
+                        help="only these core counts, comma-separated (experiments that sweep them: nocmsg-vs-opera)")
     args = parser.parse_args(argv)
     module = EXPERIMENTS[args.name]
-    module.run(out_dir=args.out or f"results/{args.name}", quick=args.quick)
+    options = {}
+    if args.ranks is not None:
+        if "ranks" not in inspect.signature(module.run).parameters:
+            parser.error(f"{args.name} does not take --ranks")
+        try:
+            options["ranks"] = [int(r) for r in args.ranks.split(",")]
+        except ValueError:
+            parser.error(f"--ranks {args.ranks}: not a comma-separated list of core counts")
+    module.run(out_dir=args.out or f"results/{args.name}", quick=args.quick, **options)
     return 0
 
 

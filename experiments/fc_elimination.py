@@ -162,6 +162,7 @@ def plot(table, path, ranks):
 def run(out_dir, quick=False):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    revision = provenance("fc-elimination", quick)  # the code the runs use, not what is there when they end
     with tempfile.TemporaryDirectory() as tmp:
         data, commands = collect(quick, Path(tmp))
     commands = [c.replace(tmp, "work") for c in commands]
@@ -176,7 +177,7 @@ def run(out_dir, quick=False):
         "",
         __doc__.strip(),
         "",
-        *provenance("fc-elimination", quick),
+        *revision,
         "",
         *fenced(f"Communication seconds (maxima over ranks), {ranks} cores, and the change against flow control:",
                 shown_table),
