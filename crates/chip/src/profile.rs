@@ -154,6 +154,20 @@ impl CommProfile {
         symbols: &Symbols,
     ) -> Result<CommProfile, String> {
         let ranks = rank_tiles.len();
+        // Region numbers come from the program: each must be one its rank reached by ending as many regions (a
+        // corrupted number must not size the table).
+        for (rank, recs) in records.iter().enumerate() {
+            let mut ended = 0u64;
+            for r in recs {
+                if r.region > ended {
+                    return Err(format!(
+                        "rank {rank} reported a record in region {} after ending {ended} regions",
+                        r.region
+                    ));
+                }
+                ended += u64::from(r.kind == REC_REGION);
+            }
+        }
         let regions_seen = records.iter().flatten().map(|r| r.region + 1).max().unwrap_or(1);
         let mut regions: Vec<Region> = (0..regions_seen)
             .map(|index| Region { index, ends_with: None, transfers: Vec::new(), receives: Vec::new() })
@@ -262,5 +276,31 @@ mod tests {
         let conc = config("xy", 3, 2);
         assert_eq!(route_links(&conc, 0, 1).unwrap(), ["inject 0", "eject 1"]);
         assert!(route_links(&config("odd-even", 3, 1), 0, 1).unwrap_err().contains("dimension-order"));
+    }
+
+    /// Regression (review of the UDN work): a region number the program made up sized the region table (a huge
+    /// allocation, or an overflow at u64::MAX); it is an error naming the rank.
+    #[test]
+    fn a_region_number_no_rank_reached_is_an_error_not_a_huge_table() {
+        let record = |kind, region| Record {
+            cycle: 0,
+            kind,
+            region,
+            peer: 0,
+            tag: 0,
+            bytes: 8,
+            flags: 0,
+            site: 0,
+            name: (kind == REC_REGION).then(|| "barrier".to_string()),
+        };
+        let cfg = config("xy", 3, 1);
+        let ok = vec![vec![record(REC_SEND, 0), record(REC_REGION, 0), record(REC_SEND, 1)]];
+        let profile = CommProfile::build(&cfg, "p", &[0], &ok, &Symbols::default()).unwrap();
+        assert_eq!(profile.regions.len(), 2);
+        for region in [2, 1 << 40, u64::MAX] {
+            let bad = vec![vec![record(REC_REGION, 0), record(REC_SEND, region)]];
+            let err = CommProfile::build(&cfg, "p", &[0], &bad, &Symbols::default()).unwrap_err();
+            assert!(err.contains("rank 0 reported a record in region") && err.contains("after ending 1 regions"), "{err}");
+        }
     }
 }
