@@ -87,6 +87,36 @@ fn the_profile_names_every_region_transfer_and_link() {
     assert!(gather.iter().all(|t| t["dst"] == 0 && t["blocking"] == true));
 }
 
+/// Every collective ends a region, also those that do not go through the algorithm selector (the v-operations, an
+/// empty broadcast, a barrier whose plan is ready): each region of tests/fc/vcoll.c holds one send, tagged with its
+/// region's number.
+#[test]
+fn every_collective_ends_a_region_the_v_operations_included() {
+    let dir = setup();
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(root().join("tests/fc/vcoll.c"))
+            .arg("-o")
+            .arg(dir.join("vcoll.elf")),
+        "building tests/fc/vcoll.c",
+    );
+    let out = nocmsg(
+        dir,
+        &["run", "--chip", &chip("udn-2x2"), "--no-prefix", "--comm-profile", "vcoll.profile.json", "vcoll.elf"],
+    );
+    assert!(out.status.success() && text(&out.stdout) == "vcoll: ok\n", "{}", show(&out));
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("vcoll.profile.json")).unwrap()).unwrap();
+    let regions = p["regions"].as_array().unwrap();
+    let ends: Vec<&str> = regions.iter().filter_map(|r| r["ends_with"].as_str()).collect();
+    assert_eq!(ends, ["gatherv", "scatterv", "allgatherv", "alltoallv", "bcast", "barrier", "barrier"], "{p}");
+    for (i, region) in regions.iter().enumerate() {
+        let tags: Vec<i64> = region["transfers"].as_array().unwrap().iter().map(|t| t["tag"].as_i64().unwrap()).collect();
+        assert_eq!(tags, if i == 6 { vec![] } else { vec![i as i64] }, "region {i}: {region}");
+    }
+}
+
 #[test]
 fn the_plan_explains_each_call_by_the_rules() {
     let p = plan(setup());

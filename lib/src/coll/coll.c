@@ -4,6 +4,7 @@
  */
 #include "coll.h"
 #include "token.h"
+#include "../fc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,18 @@ static int vector_bytes(const void *buf, const int counts[], const int displs[],
 
 /* ---- dispatch ------------------------------------------------------------------------------------------- */
 
+/* The collectives that do not go through coll_pick (the v-operations, a barrier with a ready plan) end a
+ * communication region for the flow-control plan themselves (fc.h; UDN builds only). */
+#ifdef NOCMSG_PORT_UDN
+#define BOUNDARY(name, c)                                                                                       \
+    do {                                                                                                        \
+        if (__builtin_expect(nocmsg__fc_on, 0))                                                                 \
+            nocmsg_fc_boundary(name, c);                                                                        \
+    } while (0)
+#else
+#define BOUNDARY(name, c) ((void)0)
+#endif
+
 #define RUN(op, type, bytes, c, commutative, ...)                                                               \
     ((type *)coll_pick(op, bytes, c, commutative)->fn)(__VA_ARGS__)
 
@@ -62,8 +75,10 @@ int nocmsg_barrier(nocmsg_comm comm)
         return NOCMSG_SUCCESS;
     /* The plan of the communicator's last barrier, if the choice of algorithm has not changed since. */
     const struct token_plan *p = c->barrier;
-    if (__builtin_expect(p && p->generation == coll_generation, 1))
+    if (__builtin_expect(p && p->generation == coll_generation, 1)) {
+        BOUNDARY("barrier", c);
         return coll_tokens_exec(c, p);
+    }
     return RUN(OP_BARRIER, barrier_fn, 0, c, 1, c);
 }
 
@@ -76,8 +91,12 @@ int nocmsg_bcast(void *buf, int count, nocmsg_datatype type, int root, nocmsg_co
         err = nocmsg_message_bytes(buf, count, type, &bytes);
     if (err == NOCMSG_SUCCESS)
         err = check_root(c, root);
-    if (err != NOCMSG_SUCCESS || c->size == 1 || bytes == 0)
+    if (err != NOCMSG_SUCCESS || c->size == 1)
         return err;
+    if (bytes == 0) {
+        BOUNDARY("bcast", c); /* nothing to move, but a collective all the same */
+        return NOCMSG_SUCCESS;
+    }
     return RUN(OP_BCAST, bcast_fn, bytes, c, 1, buf, bytes, root, c);
 }
 
@@ -379,6 +398,7 @@ int nocmsg_gatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype,
                                  &is_root, &in_place, &sbytes, &elem);
     if (err != NOCMSG_SUCCESS)
         return err;
+    BOUNDARY("gatherv", c);
     if (!is_root)
         return sbytes ? coll_send(sendbuf, sbytes, root, TAG_GATHER, c) : NOCMSG_SUCCESS;
     struct nocmsg_request_s *r = calloc((size_t)c->size, sizeof *r);
@@ -412,6 +432,7 @@ int nocmsg_scatterv(const void *sendbuf, const int sendcounts[], const int displ
                                  &is_root, &in_place, &rbytes, &elem);
     if (err != NOCMSG_SUCCESS)
         return err;
+    BOUNDARY("scatterv", c);
     if (!is_root)
         return rbytes ? coll_recv(recvbuf, rbytes, root, TAG_SCATTER, c) : NOCMSG_SUCCESS;
     struct nocmsg_request_s *r = calloc((size_t)c->size, sizeof *r);
@@ -450,6 +471,7 @@ int nocmsg_allgatherv(const void *sendbuf, int sendcount, nocmsg_datatype sendty
     size_t elem = (size_t)nocmsg_type_sizes[recvtype];
     if (!in_place && (size_t)recvcounts[c->rank] * elem != sbytes)
         return NOCMSG_ERR_COUNT;
+    BOUNDARY("allgatherv", c);
     unsigned char *out = recvbuf;
     if (!in_place && sbytes)
         memmove(out + (size_t)displs[c->rank] * elem, sendbuf, sbytes);
@@ -496,6 +518,7 @@ int nocmsg_alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
         selem = (size_t)nocmsg_type_sizes[sendtype];
     }
     size_t relem = (size_t)nocmsg_type_sizes[recvtype];
+    BOUNDARY("alltoallv", c);
     /* Pairwise exchange: in step k, send to rank + k and receive from rank - k. */
     for (int k = 0; k < c->size && err == NOCMSG_SUCCESS; k++) {
         int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
