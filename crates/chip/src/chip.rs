@@ -507,6 +507,9 @@ impl Chip {
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
+        // Only the UDN interface interrupts its cores (the others never arm them): the loops over armed sleepers
+        // below are skipped elsewhere, to keep the other chips' speed.
+        let interrupting = self.ni.as_ref().is_some_and(|ni| ni.kind() == "udn");
         let clocks = self.envs[0].clocks;
         let mut finished = Vec::new();
         let mut delivered = Vec::new();
@@ -543,7 +546,7 @@ impl Chip {
             // A sleeping core whose interface may interrupt it wakes at its interrupt window, where the interrupt is
             // checked before its stalled access is tried again (as with debug clocking, which retries every cycle).
             // (A core in `wfi` waits for the line itself; a window already reached wakes the core at the next step.)
-            if let Some(net) = self.network.as_ref() {
+            if let (true, Some(net)) = (interrupting, self.network.as_ref()) {
                 for &rank in &sched.asleep {
                     let core = &self.cores[rank];
                     let in_wfi = sched.wait_op[rank].is_some_and(|d| d.op == riscv::Op::Wfi);
@@ -583,7 +586,7 @@ impl Chip {
                     if net.now().0 >= target {
                         // Time skipped without a step wakes nobody by what the network did, only armed sleepers
                         // whose interrupt window came.
-                        if skipped && !debug && !sched.asleep.is_empty() {
+                        if skipped && interrupting && !debug && !sched.asleep.is_empty() {
                             // Armed cores go back to the ready list (the next round runs them from their cycle).
                             sched.wake(&mut self.cores, ni.as_mut(), net);
                         }
