@@ -6,6 +6,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,12 +27,14 @@ def parallel_runs(fn, points, label):
     each finished point on stderr, for runs that take hours."""
     jobs = max(1, int(os.environ.get("NOCMSG_EXPERIMENT_JOBS", os.cpu_count() or 1)))
     done = 0
+    lock = threading.Lock()
 
     def one(p):
         nonlocal done
         result = fn(*p)
-        done += 1
-        print(f"{label}: {done}/{len(points)} {' '.join(map(str, p[1:]))}", file=sys.stderr, flush=True)
+        with lock:
+            done += 1
+            print(f"{label}: {done}/{len(points)} {' '.join(map(str, p[1:]))}", file=sys.stderr, flush=True)
         return result
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -47,11 +50,13 @@ def git_revision():
         return "unknown"
 
 
-def provenance(name, quick):
-    """The README lines saying which revision made the results and how to make them again."""
+def provenance(name, quick, ranks=None):
+    """The README lines saying which revision made the results and how to make them again (with the core counts
+    when the run was given its own)."""
+    only = f" --ranks {','.join(map(str, ranks))}" if ranks else ""
     return [f"- git revision: `{git_revision()}`",
             f"- version: {'quick (demo)' if quick else 'full'}; reproduce with "
-            f"`python -m experiments {name}{' --quick' if quick else ''}`"]
+            f"`python -m experiments {name}{' --quick' if quick else ''}{only}`"]
 
 
 def fenced(title, text):

@@ -104,7 +104,7 @@ def plot(table, path):
 def run(out_dir, quick=False, ranks=None):
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    revision = provenance("nocmsg-vs-opera", quick)  # the code the runs use, not what is there when they end
+    revision = provenance("nocmsg-vs-opera", quick, ranks)  # the code the runs use, not what is there when they end
     with tempfile.TemporaryDirectory() as tmp:
         data, commands = collect(quick, tmp, ranks)
     table = speedups(data)

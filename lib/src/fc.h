@@ -50,8 +50,11 @@ int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes);
         if (__builtin_expect(nocmsg__fc_on, 0) && !nocmsg__site)                                                \
             nocmsg__site = __builtin_return_address(0);                                                         \
     } while (0)
+/* The call under way ends early (an error before it reached the hooks): the next call has a site of its own. */
+#define NOCMSG_FC_SITE_END() ((void)(nocmsg__site = NULL))
 #else
 #define NOCMSG_FC_SITE() ((void)0)
+#define NOCMSG_FC_SITE_END() ((void)0)
 #endif
 
 #endif /* NOCMSG_FC_H */

@@ -327,11 +327,15 @@ int nocmsg__isend_id(const void *buf, int count, nocmsg_datatype type, int dest,
     NOCMSG_FC_SITE();
     struct nocmsg_request_s tmp;
     int err = prepare(&tmp, REQ_SEND, buf, count, type, dest, tag, comm);
-    if (err != NOCMSG_SUCCESS)
+    if (err != NOCMSG_SUCCESS) {
+        NOCMSG_FC_SITE_END();
         return err;
+    }
     struct nocmsg_request_s *r = malloc(sizeof *r);
-    if (!r)
+    if (!r) {
+        NOCMSG_FC_SITE_END();
         return NOCMSG_ERR_NO_MEM;
+    }
     *r = tmp;
     *key = 0;
 #ifdef NOCMSG_PORT_UDN
@@ -623,8 +627,10 @@ int nocmsg_sendrecv(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
     int err = prepare(&check, REQ_SEND, sendbuf, sendcount, sendtype, dest, sendtag, comm);
     if (err == NOCMSG_SUCCESS)
         err = prepare(&check, REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm);
-    if (err != NOCMSG_SUCCESS)
+    if (err != NOCMSG_SUCCESS) {
+        NOCMSG_FC_SITE_END();
         return err;
+    }
     nocmsg_request reqs[2];
 #ifdef NOCMSG_PORT_UDN
     const void *site = nocmsg__site; /* both halves are this call's */
@@ -667,11 +673,15 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
     CHECK_INIT();
     size_t bytes;
     int err = nocmsg_message_bytes(buf, count, type, &bytes);
-    if (err != NOCMSG_SUCCESS)
+    if (err != NOCMSG_SUCCESS) {
+        NOCMSG_FC_SITE_END();
         return err;
+    }
     void *copy = malloc(bytes ? bytes : 1);
-    if (!copy)
+    if (!copy) {
+        NOCMSG_FC_SITE_END();
         return NOCMSG_ERR_NO_MEM;
+    }
     if (bytes)
         memcpy(copy, buf, bytes);
     err = nocmsg_sendrecv(copy, count, type, dest, sendtag, buf, count, type, source, recvtag, comm, status);
@@ -703,8 +713,10 @@ int nocmsg_xchg(const void *sendbuf, void *recvbuf, int count, nocmsg_datatype t
     int err = prepare(&check, REQ_SEND, sendbuf, count, type, peer, tag, comm);
     if (err == NOCMSG_SUCCESS)
         err = prepare(&check, REQ_RECV, recvbuf, count, type, peer, tag, comm);
-    if (err != NOCMSG_SUCCESS)
+    if (err != NOCMSG_SUCCESS) {
+        NOCMSG_FC_SITE_END();
         return err;
+    }
 #ifdef NOCMSG_PORT_UDN
     const void *site = nocmsg__site; /* every part is this call's */
 #endif

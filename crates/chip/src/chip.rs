@@ -549,7 +549,7 @@ impl Chip {
             if let (true, Some(net)) = (interrupting, self.network.as_ref()) {
                 for &rank in &sched.asleep {
                     let core = &self.cores[rank];
-                    let in_wfi = sched.wait_op[rank].is_some_and(|d| d.op == riscv::Op::Wfi);
+                    let in_wfi = sched.sleep[rank].as_ref().is_some_and(|s| s.op.op == riscv::Op::Wfi);
                     if core.irq_armed && !in_wfi && clocks.to_net(core.irq_until) > net.now().0 {
                         t = t.min(core.irq_until);
                     }

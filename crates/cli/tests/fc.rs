@@ -169,6 +169,34 @@ fn random_patterns_run_under_their_plans_without_deadlock_on_16_and_64_cores() {
     }
 }
 
+/// Regression (review): a call that failed its argument checks (sendrecv, isend, sendrecv_replace) left its site to
+/// the next call, which the profile then named wrongly; tests/fc/site.c's sends must be named `good_send+...`.
+#[test]
+fn a_failed_call_leaves_no_site_to_the_next() {
+    let dir = setup();
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(root().join("tests/fc/site.c"))
+            .arg("-o")
+            .arg(dir.join("site.elf")),
+        "building tests/fc/site.c",
+    );
+    let out = nocmsg(
+        dir,
+        &["run", "--chip", &chip("udn-2x2"), "--no-prefix", "-n", "2", "--comm-profile", "site.profile.json", "site.elf"],
+    );
+    assert!(out.status.success() && text(&out.stdout) == "site: ok\n", "{}", show(&out));
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("site.profile.json")).unwrap()).unwrap();
+    let sends: Vec<&serde_json::Value> =
+        p["regions"].as_array().unwrap().iter().flat_map(|r| r["transfers"].as_array().unwrap()).collect();
+    assert_eq!(sends.len(), 3, "{p}");
+    for t in sends {
+        assert!(t["site"].as_str().unwrap().starts_with("good_send+"), "{t}");
+    }
+}
+
 #[test]
 fn the_plan_explains_each_call_by_the_rules() {
     let p = plan(setup());

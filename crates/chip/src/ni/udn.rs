@@ -352,10 +352,12 @@ impl Udn {
         let read_only = |what: &str| format!("{what} (CSR {csr:#x}) is read-only");
         match csr {
             CSR_SEND => {
+                // csrrs and csrrc always read their CSR, so they end here too: only csrw (csrrw/csrrwi) sends.
                 if reads {
-                    return Err("udn.send (CSR 0x800) cannot be read: write it with csrw".into());
+                    return Err("udn.send (CSR 0x800) cannot be read: write it with csrw (csrr, csrs and csrc all read it)"
+                        .into());
                 }
-                // Only csrrw (csrw) sends: setting or clearing bits of a queue means nothing.
+                // Defensive: the read check above already refuses every other form.
                 let Some(CsrWrite::Replace(word)) = write else {
                     return Err("udn.send (CSR 0x800) takes csrw (csrrw): csrs and csrc do not send".into());
                 };
