@@ -76,7 +76,7 @@ def run_kernel(elf, kernel, ranks, klass, env):
     row = dict(zip(FIELDS, lines[0].split(",")))
     if row["verified"] != "yes":
         raise RuntimeError(f"{shown(args)}: {row['verified']}")
-    violations = sum(int(m) for m in re.findall(r"(\d+) sends broke the flow-control plan", proc.stderr))
+    violations = sum(int(m) for m in re.findall(r"(\d+) calls broke the flow-control plan", proc.stderr))
     return row, violations, args
 
 

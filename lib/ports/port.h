@@ -114,8 +114,17 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
 int nocmsg_port_udn_control(int dest, uint64_t word);
 /* The next word of this rank's queue 1, if one is there: 1 and *word, else 0. */
 int nocmsg_port_udn_control_poll(uint64_t *word);
+/* The same for any tagged queue (the released all-to-all's words go to queue 3: src/coll/alltoall/released.c). */
+int nocmsg_port_udn_word(int dest, unsigned queue, uint64_t word);
+int nocmsg_port_udn_word_poll(unsigned queue, uint64_t *word);
 /* Sleeps (wfi on the arrival interrupt, masked: no handler runs) until a word is in queue 0 or 1. */
 void nocmsg_port_udn_sleep(void);
+/* The same until a word is in one of `queues` (bit q: queue q). Work-loop mode only. */
+void nocmsg_port_udn_sleep_on(unsigned queues);
+/* Queue-0 packets this rank has begun writing minus those it has begun reading, since it started: summed over all
+ * ranks, 0 when every packet written has reached its reader. *busy is set when this rank is in the middle of a
+ * packet (writing or reading one), or in the interrupt-driven mode (no raw writes there). */
+int64_t nocmsg_port_udn_balance(int *busy);
 #endif
 
 /* This rank's wait record in memory the launcher can read (lib/src/wait.h), or NULL without a launcher. */

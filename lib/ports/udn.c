@@ -76,6 +76,8 @@ static struct {
     unsigned cur_left;   /* its words not yet read from the queue */
     int ahead_valid;     /* a word of it read ahead while waiting */
     uint64_t ahead;
+    /* Queue-0 packets this rank has begun writing and begun reading, in all (nocmsg_port_udn_balance). */
+    uint64_t packets_out, packets_in;
 } udn;
 
 /* ---- the interrupt-driven mode ------------------------------------------------------------------------ */
@@ -294,6 +296,7 @@ static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t tot
                 len = udn.max_words;
             nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len, Q));
             nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(len - 1) << 16);
+            udn.packets_out++;
             credits -= 2;
             udn.open_dest = dest;
             udn.open_left = (unsigned)(len - 1);
@@ -391,6 +394,7 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
             len = udn.max_words - 1;
         nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len + 1, Q));
         nocmsg_udn_send((uint64_t)udn.me | (uint64_t)len << 16);
+        udn.packets_out++;
         if (first) {
             nocmsg_udn_send(header);
             len--;
@@ -410,13 +414,13 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
     return 1;
 }
 
-int nocmsg_port_udn_control(int dest, uint64_t word)
+int nocmsg_port_udn_word(int dest, unsigned queue, uint64_t word)
 {
     if (udn.irq_mode)
         irq_mask();
     int ok = udn.open_dest < 0 && nocmsg_udn_credits() >= 2;
     if (ok) {
-        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, 1, 1));
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, 1, queue));
         nocmsg_udn_send(word);
     }
     if (udn.irq_mode)
@@ -424,12 +428,40 @@ int nocmsg_port_udn_control(int dest, uint64_t word)
     return ok;
 }
 
+int nocmsg_port_udn_word_poll(unsigned queue, uint64_t *word)
+{
+    if (nocmsg_udn_count(queue) == 0)
+        return 0;
+    *word = nocmsg_udn_recv(queue);
+    return 1;
+}
+
+int nocmsg_port_udn_control(int dest, uint64_t word)
+{
+    return nocmsg_port_udn_word(dest, 1, word);
+}
+
 int nocmsg_port_udn_control_poll(uint64_t *word)
 {
-    if (nocmsg_udn_count(1) == 0)
-        return 0;
-    *word = nocmsg_udn_recv(1);
-    return 1;
+    return nocmsg_port_udn_word_poll(1, word);
+}
+
+int64_t nocmsg_port_udn_balance(int *busy)
+{
+    *busy = udn.irq_mode || udn.open_dest >= 0 || udn.cur_left != 0 || udn.ahead_valid;
+    return (int64_t)(udn.packets_out - udn.packets_in);
+}
+
+void nocmsg_port_udn_sleep_on(unsigned queues)
+{
+    nocmsg_udn_irq_enable(queues);
+    int empty = 1;
+    for (unsigned q = 0; q < NOCMSG_UDN_QUEUES; q++)
+        if ((queues >> q & 1) && nocmsg_udn_count(q) != 0)
+            empty = 0;
+    if (empty)
+        __asm__ volatile("wfi" ::: "memory");
+    nocmsg_udn_irq_enable(0);
 }
 
 void nocmsg_port_udn_sleep(void)
@@ -480,6 +512,7 @@ size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t 
 
 static inline void begin_packet(uint64_t source_word)
 {
+    udn.packets_in++;
     udn.cur_src = (int)NOCMSG_UDN_FIELD_RANK(source_word);
     udn.cur_left = NOCMSG_UDN_FIELD_LENGTH(source_word);
 }

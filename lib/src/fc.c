@@ -22,8 +22,9 @@ enum { REC_SEND = 1, REC_RECV = 2, REC_REGION = 3, REC_CROSSED = 4 };
 enum { F_BLOCKING = 1, F_SYNC = 2, F_RAW = 4, F_ANY_SOURCE = 8, F_ANY_TAG = 16, F_EXCHANGE = 32 };
 
 /* One send the plan saw, and what the plan says of it: keep flow control, drop it, or (a sendrecv's send) drop it in
- * a pairwise exchange run in rank order (fc.h). */
-enum { KEEP = 0, DROP = 1, EXCHANGE = 2 };
+ * a pairwise exchange run in rank order (fc.h). RELEASE marks the all-to-all that ends a region as released (rule
+ * C3), in an entry [region, 0, rank, rank, 0, 0, 3]. */
+enum { KEEP = 0, DROP = 1, EXCHANGE = 2, RELEASE = 3 };
 struct planned {
     uint64_t region, pc;
     int64_t dest, tag;
@@ -171,7 +172,7 @@ int nocmsg_fc_init(void)
 void nocmsg_fc_finalize(void)
 {
     if (fc.violations)
-        fprintf(stderr, "nocmsg: rank %d: %llu sends broke the flow-control plan's assumptions and kept flow control\n",
+        fprintf(stderr, "nocmsg: rank %d: %llu calls broke the flow-control plan's assumptions and kept flow control\n",
                 nocmsg_lib.rank, (unsigned long long)fc.violations);
     free(fc.plan);
     free(fc.pending);
@@ -268,6 +269,29 @@ int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes)
         return 0;
     const struct planned *p = find((uint64_t)(uintptr_t)nocmsg__site, dest, tag);
     return p && p->allow == EXCHANGE && bytes <= p->max_bytes;
+}
+
+int nocmsg_fc_releases(const struct comm *c)
+{
+    if (!fc.have_plan || fc.profile || c->size != nocmsg_lib.size)
+        return 0;
+    const struct planned *p = find(0, nocmsg_lib.rank, 0);
+    return p && p->allow == RELEASE;
+}
+
+void nocmsg_fc_release_refused(const char *operation, long long unreceived, int busy)
+{
+    if (!fc.check)
+        return;
+    fc.violations++;
+    if (nocmsg_lib.rank != 0)
+        return; /* every rank has the same verdict: one report */
+    fprintf(stderr,
+            "nocmsg: rank 0: flow-control plan violated at the %s ending region %llu: %s; it keeps flow control\n",
+            operation, (unsigned long long)(fc.region - 1),
+            busy ? "a rank was still sending or receiving a message when it began"
+                 : unreceived > 0 ? "messages sent before it had not all been received when it began"
+                                  : "the ranks' packet counts disagree");
 }
 
 void nocmsg_fc_boundary(const char *operation, const struct comm *c)

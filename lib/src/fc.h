@@ -44,6 +44,14 @@ extern int nocmsg__fc_exchange;
  * first, then sends raw (relaxation C1: the receiving side always drains). The partner's plan says the same. */
 int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes);
 
+/* Whether the plan releases the all-to-all (alltoall, alltoallv) on c about to begin, which ends the current
+ * region (rule C3: src/coll/alltoall/released.c). Call before nocmsg_fc_boundary. */
+int nocmsg_fc_releases(const struct comm *c);
+/* A released all-to-all found at its start that it could not go without flow control (packets written before it
+ * not all read, `unreceived` of them in all, or a rank in the middle of a message): in checking mode a violation,
+ * reported by rank 0. Call after nocmsg_fc_boundary. */
+void nocmsg_fc_release_refused(const char *operation, long long unreceived, int busy);
+
 /* Records the caller as the site of the point-to-point call under way, unless an outer API function has. */
 #define NOCMSG_FC_SITE()                                                                                        \
     do {                                                                                                        \

@@ -51,6 +51,10 @@ pub struct CommProfile {
     pub routing: String,
     /// The tile each rank runs on.
     pub rank_tiles: Vec<usize>,
+    /// Words each UDN receive queue holds (`ni.udn.demux_queue_words`): how many ready tokens a released all-to-all
+    /// may leave waiting at a rank (`nocmsg fc-plan`, rule C3). Absent in profiles of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demux_queue_words: Option<u32>,
     pub regions: Vec<Region>,
 }
 
@@ -244,6 +248,7 @@ impl CommProfile {
             mesh: [config.mesh.width, config.mesh.height, config.mesh.concentration],
             routing: config.network.routing.clone(),
             rank_tiles: rank_tiles.to_vec(),
+            demux_queue_words: config.ni.udn.as_ref().map(|u| u.demux_queue_words),
             regions,
         })
     }

@@ -64,7 +64,59 @@ pub struct Call {
 pub struct RegionPlan {
     pub index: u64,
     pub ends_with: Option<String>,
+    /// The verdict on the collective that ends the region, when it is one C3 may release (an all-to-all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectiveVerdict>,
     pub calls: Vec<Call>,
+}
+
+/// What the plan says of an all-to-all (rule C3): released ("drop") or not ("keep"), and why.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct CollectiveVerdict {
+    pub operation: String,
+    pub flow_control: &'static str,
+    pub reasons: Vec<String>,
+}
+
+/// The collectives C3 can release: their library code runs `lib/src/coll/alltoall/released.c`.
+const RELEASABLE: [&str; 2] = ["alltoall", "alltoallv"];
+
+/// C3: the verdict on the collective ending a region of a profile of `ranks` ranks (None: not an all-to-all).
+pub fn judge_collective(profile: &CommProfile, ends_with: Option<&str>) -> Option<CollectiveVerdict> {
+    let operation = ends_with.filter(|op| RELEASABLE.contains(op))?;
+    let n = profile.ranks;
+    let mut keep = Vec::new();
+    if n < 2 || !n.is_power_of_two() {
+        keep.push(format!("C3 needs a power-of-two number of ranks (its exchanges follow the XOR schedule), not {n}"));
+    }
+    if n > 64 {
+        keep.push(format!("C3 runs on up to 64 ranks, not {n}"));
+    }
+    match profile.demux_queue_words {
+        Some(q) if n >= 1 && n - 1 > q as usize => keep.push(format!(
+            "C3: a rank may be sent {} ready tokens, more than its receive queue holds ({q} words, \
+             ni.udn.demux_queue_words): they would back up into the network",
+            n - 1
+        )),
+        Some(_) => {}
+        None => keep.push("C3: the profile does not give the UDN receive queues' size (an older profile)".into()),
+    }
+    let released = keep.is_empty();
+    let reasons = if released {
+        vec![format!(
+            "C3: the {operation} runs as rank-ordered exchanges over the XOR schedule without flow control, each raw \
+             write only after its receiver's ready token (queue 3), between an entry check at run time (every packet \
+             written before it received, no rank in the middle of a message; else it keeps flow control) and an exit \
+             barrier: every raw write goes to a draining rank, so none can wait for a stalled core"
+        )]
+    } else {
+        keep
+    };
+    Some(CollectiveVerdict {
+        operation: operation.to_string(),
+        flow_control: if released { "drop" } else { "keep" },
+        reasons,
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -88,6 +140,9 @@ pub struct Summary {
     pub kept: usize,
     /// Calls kept by each rule (a call may be kept by several).
     pub kept_by: BTreeMap<String, usize>,
+    /// All-to-alls that end a region, and those C3 releases.
+    pub collectives: usize,
+    pub collectives_released: usize,
 }
 
 /// The verdicts for one region's sends (by index into `region.transfers`): the reasons each keeps flow control
@@ -332,7 +387,21 @@ pub fn plan(profile: &CommProfile, profile_name: &str) -> Plan {
                 },
             ]);
         }
-        regions.push(RegionPlan { index: region.index, ends_with: region.ends_with.clone(), calls: region_calls });
+        let collective = judge_collective(profile, region.ends_with.as_deref());
+        if let Some(v) = &collective {
+            summary.collectives += 1;
+            if v.flow_control == "drop" {
+                summary.collectives_released += 1;
+                // One entry per rank: [region, 0, rank, rank, 0, 0, 3] (lib/src/fc.c, RELEASE).
+                table.extend((0..profile.ranks as u64).map(|r| [region.index, 0, r, r, 0, 0, 3]));
+            }
+        }
+        regions.push(RegionPlan {
+            index: region.index,
+            ends_with: region.ends_with.clone(),
+            collective,
+            calls: region_calls,
+        });
     }
     Plan {
         format: "nocmsg-fc-plan-1",
@@ -394,13 +463,15 @@ pub fn run(args: FcPlanArgs) -> Result<()> {
     let s = &p.summary;
     let by: Vec<String> = s.kept_by.iter().map(|(rule, n)| format!("{rule} {n}")).collect();
     println!(
-        "{}: {} calls in {} regions: {} without flow control, {} keep it ({})",
+        "{}: {} calls in {} regions: {} without flow control, {} keep it ({}); {} of {} all-to-alls released (C3)",
         output.display(),
         s.calls,
         p.regions.len(),
         s.dropped,
         s.kept,
-        if by.is_empty() { "none".to_string() } else { by.join(", ") }
+        if by.is_empty() { "none".to_string() } else { by.join(", ") },
+        s.collectives_released,
+        s.collectives
     );
     Ok(())
 }
@@ -549,6 +620,7 @@ mod tests {
             mesh: [4, 4, 1],
             routing: "xy".into(),
             rank_tiles: (0..16).collect(),
+            demux_queue_words: Some(32),
             regions: vec![r],
         };
         assert!(plan(&profile, "p").table.iter().all(|row| row[6] == 2));
@@ -617,6 +689,7 @@ mod tests {
             mesh: [4, 4, 1],
             routing: "xy".into(),
             rank_tiles: (0..16).collect(),
+            demux_queue_words: Some(32),
             regions: vec![region(vec![send(0, 1, 0), late], vec![])],
         };
         let p = plan(&profile, "p.json");
@@ -625,10 +698,55 @@ mod tests {
         assert_eq!(p.table, vec![[0, 0x1000, 0, 1, 0, 800, 0]]);
         assert_eq!(
             p.summary,
-            Summary { calls: 1, dropped: 0, kept: 1, kept_by: BTreeMap::from([("R1".to_string(), 1)]) }
+            Summary { calls: 1, dropped: 0, kept: 1, kept_by: BTreeMap::from([("R1".to_string(), 1)]), ..Default::default() }
         );
         let text = compact_number_arrays(&serde_json::to_string_pretty(&p).unwrap());
         assert!(text.contains("[0, 4096, 0, 1, 0, 800, 0]"), "{text}");
         assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
+    }
+
+    #[test]
+    fn c3_releases_all_to_alls_on_power_of_two_rank_counts_whose_tokens_fit_the_queue() {
+        let profile = |ranks: usize, queue: Option<u32>| CommProfile {
+            format: "nocmsg-comm-profile-1".into(),
+            chip: "t".into(),
+            program: "p".into(),
+            ranks,
+            mesh: [8, 8, 1],
+            routing: "xy".into(),
+            rank_tiles: (0..ranks).collect(),
+            demux_queue_words: queue,
+            regions: ["alltoall", "alltoallv", "allreduce"]
+                .iter()
+                .enumerate()
+                .map(|(i, op)| Region {
+                    index: i as u64,
+                    ends_with: Some(op.to_string()),
+                    transfers: vec![],
+                    receives: vec![],
+                })
+                .collect(),
+        };
+        let p = plan(&profile(16, Some(32)), "p");
+        let verdicts: Vec<Option<&str>> =
+            p.regions.iter().map(|r| r.collective.as_ref().map(|v| v.flow_control)).collect();
+        assert_eq!(verdicts, [Some("drop"), Some("drop"), None]);
+        assert!(p.regions[0].collective.as_ref().unwrap().reasons[0].starts_with("C3: the alltoall runs"));
+        assert_eq!((p.summary.collectives, p.summary.collectives_released), (2, 2));
+        // One table entry per rank and released all-to-all, allow 3.
+        assert_eq!(p.table.len(), 32);
+        assert!(p.table.contains(&[1, 0, 5, 5, 0, 0, 3]));
+        // Kept: 12 ranks (no XOR schedule), 64 ranks with 32-word queues (63 tokens), an older profile.
+        for (ranks, queue, why) in [
+            (12, Some(32), "power-of-two"),
+            (64, Some(32), "more than its receive queue holds"),
+            (16, None, "does not give"),
+        ] {
+            let p = plan(&profile(ranks, queue), "p");
+            let v = p.regions[0].collective.as_ref().unwrap();
+            assert!(v.flow_control == "keep" && v.reasons.iter().any(|r| r.contains(why)), "{ranks}: {v:?}");
+            assert!(p.table.is_empty());
+        }
+        assert_eq!(plan(&profile(64, Some(64)), "p").summary.collectives_released, 2);
     }
 }

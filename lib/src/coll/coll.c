@@ -278,10 +278,17 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
         memcpy(copy, recvbuf, rbytes * (size_t)c->size);
         sendbuf = copy;
     }
-    if (c->size == 1)
+    if (c->size == 1) {
         memmove(recvbuf, sendbuf, rbytes);
-    else
+#ifdef NOCMSG_PORT_UDN
+    } else if (__builtin_expect(nocmsg__fc_on, 0) && nocmsg_fc_releases(c)) {
+        BOUNDARY("alltoall", c);
+        struct coll_blocks b = {sendbuf, recvbuf, rbytes, NULL, NULL, NULL, NULL, 0, 0};
+        err = coll_alltoall_released("alltoall", &b, c);
+#endif
+    } else {
         err = RUN(OP_ALLTOALL, alltoall_fn, rbytes, c, 1, sendbuf, recvbuf, rbytes, c);
+    }
     free(copy);
     return err;
 }
@@ -518,6 +525,15 @@ int nocmsg_alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
         selem = (size_t)nocmsg_type_sizes[sendtype];
     }
     size_t relem = (size_t)nocmsg_type_sizes[recvtype];
+#ifdef NOCMSG_PORT_UDN
+    if (__builtin_expect(nocmsg__fc_on, 0) && c->size > 1 && nocmsg_fc_releases(c)) {
+        BOUNDARY("alltoallv", c);
+        struct coll_blocks b = {sendbuf, recvbuf, 0, sendcounts, sdispls, recvcounts, rdispls, selem, relem};
+        err = coll_alltoall_released("alltoallv", &b, c);
+        free(copy);
+        return err;
+    }
+#endif
     BOUNDARY("alltoallv", c);
     /* Pairwise exchange: in step k, send to rank + k and receive from rank - k. */
     for (int k = 0; k < c->size && err == NOCMSG_SUCCESS; k++) {

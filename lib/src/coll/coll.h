@@ -164,6 +164,24 @@ gather_fn gather_linear, gather_binomial;
 scatter_fn scatter_linear, scatter_binomial;
 allgather_fn allgather_linear, allgather_ring, allgather_recursive_doubling;
 alltoall_fn alltoall_linear, alltoall_pairwise, alltoall_mesh_schedule;
+
+/* An all-to-all's blocks: `bytes` each (alltoall), or by counts and displacements in elements of selem and relem
+ * bytes (alltoallv; scounts non-NULL). */
+struct coll_blocks {
+    const unsigned char *send;
+    unsigned char *recv;
+    size_t bytes;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    size_t selem, relem;
+};
+#ifdef NOCMSG_PORT_UDN
+/* The all-to-all a flow-control plan releases (rule C3, alltoall/released.c): raw rank-ordered exchanges between
+ * an entry check and an exit barrier, or the flow-controlled pairwise exchange when the entry check says no.
+ * `operation` names it in reports. */
+int coll_alltoall_released(const char *operation, const struct coll_blocks *b, struct comm *c);
+/* A blocking send written raw into the network (SEND_RAW), for released collectives only. */
+int coll_rawsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
+#endif
 reduce_scatter_fn reduce_scatter_linear, reduce_scatter_ring;
 scan_fn scan_linear, scan_recursive_doubling;
 

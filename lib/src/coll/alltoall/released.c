@@ -1,0 +1,212 @@
+/* alltoall/released.c: the all-to-all (alltoall, alltoallv) a flow-control plan releases (rule C3; UDN chips only,
+ * docs/fc-plan.md). It moves every block with a raw write (SEND_RAW: stalling writes, no credit check, no return to
+ * the work loop), and is deadlock-free by construction, whatever the paths share:
+ *
+ * 1. Entry: a reduction and release over the centre-rooted tree (one hop per word, on tagged queue 3) sums every
+ *    rank's count of queue-0 packets written minus packets read, and whether any rank is in the middle of a message
+ *    (a packet half written or half read, a send queued in the work loop, a rendezvous under way, MPI's non-blocking
+ *    collectives pending). All ranks go on only when every rank has arrived, and go raw only when the sum is 0 and
+ *    no rank is busy: then no packet of earlier communication is still in the network or will enter it, and no rank
+ *    sends anything but this all-to-all's words until step 3. Otherwise every rank runs the flow-controlled pairwise
+ *    exchange instead (in checking mode a plan violation, reported by rank 0).
+ * 2. The exchanges, one per step k = 1 .. n - 1 with peer = rank ^ k (n a power of two), in rank order: the higher
+ *    rank posts its receive and sends the lower a ready token (one word to queue 3); the lower waits for it, writes
+ *    its block raw, and receives; the higher, once it has the lower's whole block, writes its own raw. So a raw
+ *    write always goes to a rank that is draining queue 0 (waiting in a receive) or about to (the lower rank, its
+ *    write complete, posts nothing else before it receives), and a packet in the network never waits for a core
+ *    stalled writing: every packet reaches a draining sink, and under dimension-order routing the packets ahead of
+ *    it on its path do too, so every raw write completes. Tokens are the only words a stalled core may be sent
+ *    besides the exit barrier's (queue 1, at most four from its children); a rank is sent at most n - 1 tokens per
+ *    all-to-all, which queue 3 holds (the plan checks n - 1 <= ni.udn.demux_queue_words), so they never back up
+ *    into the network.
+ * 3. Exit: a barrier (barrier/udn_tree.c on queue 1), so no rank sends the next region's traffic to a rank still
+ *    stalled writing here. */
+#include <string.h>
+
+#include "../coll.h"
+#include "../../engine.h"
+#include "../../fc.h"
+#include "../../wait.h"
+
+#ifdef NOCMSG_PORT_UDN
+#include "../../../ports/port.h"
+
+enum { QUEUE = 3 };
+enum { W_UP = 1, W_DOWN = 2, W_TOKEN = 3 };
+#define VALUE_BITS 48
+#define VALUE_MASK (((uint64_t)1 << VALUE_BITS) - 1)
+#define BUSY_BIT ((uint64_t)1 << 61)
+#define WORD(kind, src, value) ((uint64_t)(kind) << 62 | (uint64_t)(src) << VALUE_BITS | ((uint64_t)(value) & VALUE_MASK))
+#define WORD_KIND(w) ((int)((w) >> 62))
+#define WORD_SRC(w) ((int)(((w) >> VALUE_BITS) & 0x1fff))
+
+static struct {
+    uint64_t tokens; /* bit i: the token of comm rank i has come */
+    int ups;         /* children's words of the entry reduction taken */
+    int64_t sum;     /* their packet balances */
+    int busy;        /* one of them said busy */
+    int down;        /* the release has come: 1 raw, 2 not */
+} rel;
+
+static int64_t value_of(uint64_t w)
+{
+    uint64_t v = w & VALUE_MASK;
+    return (int64_t)(v << (64 - VALUE_BITS)) >> (64 - VALUE_BITS); /* sign-extended */
+}
+
+/* One turn of the wait: every word of queue 3 taken, else a pass of the engine (queue 0 drained), else (with `sleep`)
+ * sleep until a word comes to queue 0 or 3. A rank waiting for credits must not sleep: returning credits raise no
+ * interrupt. MPI's non-blocking collectives are not progressed: none is pending (step 1). */
+static void turn(int sleep)
+{
+    uint64_t w;
+    int got = 0;
+    while (nocmsg_port_udn_word_poll(QUEUE, &w)) {
+        got = 1;
+        switch (WORD_KIND(w)) {
+        case W_UP:
+            rel.ups++;
+            rel.sum += value_of(w);
+            rel.busy |= (w & BUSY_BIT) != 0;
+            break;
+        case W_DOWN:
+            rel.down = (w & 1) ? 1 : 2;
+            break;
+        default:
+            rel.tokens |= (uint64_t)1 << WORD_SRC(w);
+            break;
+        }
+    }
+    if (!got && !nocmsg_engine_progress() && !nocmsg_eng.tx_head && sleep)
+        nocmsg_port_udn_sleep_on(1u << 0 | 1u << QUEUE);
+}
+
+static void post(int world_rank, uint64_t w)
+{
+    while (!nocmsg_port_udn_word(world_rank, QUEUE, w))
+        turn(0);
+}
+
+/* Whether this rank is in the middle of something that would put packets into the network later. */
+static int engine_busy(void)
+{
+    if (nocmsg_eng.tx_head || nocmsg_eng.awaiting_data || nocmsg_eng.midpacket ||
+        (nocmsg_engine_idle_busy && nocmsg_engine_idle_busy()))
+        return 1;
+    for (const struct unexpected *u = nocmsg_eng.ux_head; u; u = u->next)
+        if (u->kind == PK_RTS || !u->complete)
+            return 1;
+    return 0;
+}
+
+/* Step 1: 1 if every rank may go raw. Same answer on every rank. */
+static int entry(struct comm *c, int64_t *unreceived, int *busy)
+{
+    const struct coll_mesh *m = coll_mesh_of(c);
+    const struct coll_tree *t = m ? coll_mesh_tree(c, m->center) : NULL;
+    if (!t)
+        return -1;
+    int me_busy;
+    int64_t balance = nocmsg_port_udn_balance(&me_busy);
+    me_busy |= engine_busy();
+    while (rel.ups < t->nchild)
+        turn(1);
+    int64_t sum = rel.sum + balance;
+    int any_busy = rel.busy || me_busy;
+    if (t->parent >= 0) {
+        post(c->world_of[t->parent], WORD(W_UP, c->rank, sum) | (any_busy ? BUSY_BIT : 0));
+        while (!rel.down)
+            turn(1);
+    } else {
+        rel.down = sum == 0 && !any_busy ? 1 : 2;
+    }
+    for (int i = 0; i < t->nchild; i++)
+        post(c->world_of[t->children[i]], WORD(W_DOWN, c->rank, rel.down == 1));
+    *unreceived = sum;
+    *busy = any_busy;
+    return rel.down == 1;
+}
+
+static void block_of(const struct coll_blocks *b, int peer, int send, const unsigned char **at, size_t *bytes)
+{
+    if (!b->scounts) {
+        *at = (send ? b->send : b->recv) + (size_t)peer * b->bytes;
+        *bytes = b->bytes;
+    } else if (send) {
+        *at = b->send + (size_t)b->sdispls[peer] * b->selem;
+        *bytes = (size_t)b->scounts[peer] * b->selem;
+    } else {
+        *at = b->recv + (size_t)b->rdispls[peer] * b->relem;
+        *bytes = (size_t)b->rcounts[peer] * b->relem;
+    }
+}
+
+/* The flow-controlled way, when step 1 says no: pairwise exchange, rank + k and rank - k. */
+static int pairwise(const struct coll_blocks *b, struct comm *c)
+{
+    int err = NOCMSG_SUCCESS;
+    for (int k = 1; k < c->size && err == NOCMSG_SUCCESS; k++) {
+        int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
+        const unsigned char *s, *r;
+        size_t sn, rn;
+        block_of(b, to, 1, &s, &sn);
+        block_of(b, from, 0, &r, &rn);
+        err = coll_sendrecv(s, sn, to, (void *)r, rn, from, TAG_ALLTOALL, c);
+    }
+    return err;
+}
+
+int coll_alltoall_released(const char *operation, const struct coll_blocks *b, struct comm *c)
+{
+    int n = c->size, me = c->rank, err = NOCMSG_SUCCESS;
+    {
+        const unsigned char *s, *r;
+        size_t sn, rn;
+        block_of(b, me, 1, &s, &sn);
+        block_of(b, me, 0, &r, &rn);
+        if (sn != rn)
+            return NOCMSG_ERR_COUNT;
+        if (sn)
+            memmove((void *)r, s, sn);
+    }
+    memset(&rel, 0, sizeof rel);
+    int64_t unreceived = 0;
+    int busy = 0;
+    int raw = (n & (n - 1)) == 0 && n <= 64 ? entry(c, &unreceived, &busy) : 0;
+    if (raw < 0)
+        return NOCMSG_ERR_NO_MEM;
+    if (!raw) {
+        nocmsg_fc_release_refused(operation, (long long)unreceived, busy);
+        return pairwise(b, c);
+    }
+    for (int k = 1; k < n && err == NOCMSG_SUCCESS; k++) {
+        int peer = me ^ k;
+        const unsigned char *s, *r;
+        size_t sn, rn;
+        block_of(b, peer, 1, &s, &sn);
+        block_of(b, peer, 0, &r, &rn);
+        struct nocmsg_request_s rx;
+        coll_irecv((void *)r, rn, peer, TAG_ALLTOALL, c, &rx);
+        if (me < peer) {
+            if (!(rel.tokens >> peer & 1)) {
+                int entered = nocmsg_wait_enter(c->world_of[peer], NULL); /* a deadlock report names the peer */
+                do
+                    turn(1);
+                while (!(rel.tokens >> peer & 1));
+                nocmsg_wait_leave(entered);
+            }
+            err = coll_rawsend(s, sn, peer, TAG_ALLTOALL, c);
+            int rerr = coll_waitall(1, &rx);
+            err = err != NOCMSG_SUCCESS ? err : rerr;
+        } else {
+            post(c->world_of[peer], WORD(W_TOKEN, me, 0));
+            err = coll_waitall(1, &rx);
+            if (err == NOCMSG_SUCCESS)
+                err = coll_rawsend(s, sn, peer, TAG_ALLTOALL, c);
+        }
+    }
+    /* Step 3, even after an error: the others may still be writing. */
+    int berr = barrier_udn_tree(c);
+    return err != NOCMSG_SUCCESS ? err : berr;
+}
+#endif
