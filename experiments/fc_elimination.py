@@ -14,11 +14,10 @@ kernels of ``bench/npb`` (class S, on 32 cores of ``tilepro-64``) four ways:
   schedule), run with the release-nothing plan so that the library's paths are the same as in the first two;
 - **no plan**: the plain program and library, for reference (the fast paths a plan turns off).
 
-What the automatic plan can release today is the program's own point-to-point calls; the transfers inside
-collectives (FT's and IS's all-to-alls, every allreduce) are library code the profile does not record, so for FT
-and IS, whose communication is all collective, the plan has nothing to drop. ``docs/fc-plan.md`` says why the
-collectives' rank-ordered exchange sequences are not released automatically: the rules cannot show them free of
-deadlock when their paths share links, and the hand-written version is the programmer's claim that they are.
+The automatic plan releases the program's own point-to-point calls (rules R1-R4, C1, C2) and the all-to-alls that
+end regions (rule C3: ``alltoall``/``alltoallv`` run as rank-ordered raw exchanges behind ready tokens, between an
+entry check and an exit barrier; ``docs/fc-plan.md``). FT and IS communicate only through collectives, so what the
+plan does for them is C3; their allreduces and other collectives keep flow control.
 """
 
 import json

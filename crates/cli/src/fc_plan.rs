@@ -22,6 +22,14 @@
 //! - **C2** relaxes R2 and R3 among the sends into a common sink that sends nothing in the region (the collectives'
 //!   gather pattern): it never stalls, so it drains every packet, and a path blocked behind one of them moves on.
 //!
+//! - **C3** (ours; the paper rewrote such code by hand with `xchg`) releases an all-to-all (`alltoall`,
+//!   `alltoallv`) that ends a region, whose transfers are library code the profile does not list: the library runs
+//!   it as rank-ordered exchanges over the XOR schedule without flow control, each raw write only after its
+//!   receiver's ready token, between an entry check at run time (every packet written before it has been read, no
+//!   rank in the middle of a message) and an exit barrier (`lib/src/coll/alltoall/released.c` gives the argument).
+//!   It needs a power-of-two rank count and at most as many ranks less one as a UDN receive queue holds words (the
+//!   tokens a rank may be sent wait there).
+//!
 //! Synchronous sends (`ssend`) wait for their receiver anyway, and sends of a rank to itself must be drained by the
 //! sender: both keep flow control. A send the program already made non-flow-controlled (`xsend`, `xchg`) is kept as
 //! it is (the plan releases only what has flow control).
