@@ -23,7 +23,7 @@ enum { F_BLOCKING = 1, F_SYNC = 2, F_RAW = 4, F_ANY_SOURCE = 8, F_ANY_TAG = 16, 
 
 /* One send the plan saw, and what the plan says of it: keep flow control, drop it, or (a sendrecv's send) drop it in
  * a pairwise exchange run in rank order (fc.h). RELEASE marks the all-to-all that ends a region as released (rule
- * C3), in an entry [region, 0, rank, rank, 0, 0, 3]. */
+ * C3), in an entry [region, 0, rank, rank, 0, Q, 3], Q the words of a UDN receive queue. */
 enum { KEEP = 0, DROP = 1, EXCHANGE = 2, RELEASE = 3 };
 struct planned {
     uint64_t region, pc;
@@ -271,12 +271,15 @@ int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes)
     return p && p->allow == EXCHANGE && bytes <= p->max_bytes;
 }
 
-int nocmsg_fc_releases(const struct comm *c)
+int nocmsg_fc_releases(const struct comm *c, unsigned *queue_words)
 {
     if (!fc.have_plan || fc.profile || c->size != nocmsg_lib.size)
         return 0;
     const struct planned *p = find(0, nocmsg_lib.rank, 0);
-    return p && p->allow == RELEASE;
+    if (!p || p->allow != RELEASE)
+        return 0;
+    *queue_words = p->max_bytes > 4096 ? 4096 : (unsigned)p->max_bytes;
+    return 1;
 }
 
 void nocmsg_fc_release_refused(const char *operation, long long unreceived, int busy)

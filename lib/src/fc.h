@@ -45,8 +45,9 @@ extern int nocmsg__fc_exchange;
 int nocmsg_fc_exchange_plan(int dest, int tag, size_t bytes);
 
 /* Whether the plan releases the all-to-all (alltoall, alltoallv) on c about to begin, which ends the current
- * region (rule C3: src/coll/alltoall/released.c). Call before nocmsg_fc_boundary. */
-int nocmsg_fc_releases(const struct comm *c);
+ * region (rule C3: src/coll/alltoall/released.c), and the words a UDN receive queue holds, as the plan has them.
+ * Call before nocmsg_fc_boundary. */
+int nocmsg_fc_releases(const struct comm *c, unsigned *queue_words);
 /* A released all-to-all found at its start that it could not go without flow control (packets written before it
  * not all read, `unreceived` of them in all, or a rank in the middle of a message): in checking mode a violation,
  * reported by rank 0. Call after nocmsg_fc_boundary. */

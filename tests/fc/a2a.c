@@ -1,6 +1,8 @@
 /* a2a.c: all-to-alls for the flow-control plan's rule C3 (crates/cli/tests/fc.rs). Each rank sends every other a
  * block made of both ranks and the round, by MPI_Alltoall (ROUNDS times, blocks of BYTES bytes) and MPI_Alltoallv
- * (blocks of 0 to 300 bytes, some empty, chosen from both ranks and the round), and checks every block it gets.
+ * (blocks of 0 to VMAX bytes, some empty, chosen from both ranks and the round, so that a pair's blocks may both fit
+ * a UDN receive queue, one of them, or neither; in round 1 all at most 300 bytes, which the released all-to-all
+ * leaves to flow control), and checks every block it gets.
  * With the argument `leftover`, rank 0 sends rank 1 a message before the all-to-alls that rank 1 receives only
  * after them: the released all-to-all must see it still in the network (or unreceived) and keep flow control. */
 #include <mpi.h>
@@ -8,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROUNDS = 3, BYTES = 600 };
+enum { ROUNDS = 3, BYTES = 600, VMAX = 1200 };
 
 static unsigned char pattern(int from, int to, int round, int i)
 {
@@ -17,7 +19,7 @@ static unsigned char pattern(int from, int to, int round, int i)
 
 static int vbytes(int from, int to, int round)
 {
-    return (from * 37 + to * 11 + round * 5) % 4 == 0 ? 0 : (from * 53 + to * 29 + round * 17) % 301;
+    return (from * 37 + to * 11 + round * 5) % 4 == 0 ? 0 : (from * 53 + to * 29 + round * 17) % (round == 1 ? 301 : VMAX + 1);
 }
 
 int main(int argc, char **argv)
@@ -28,7 +30,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (leftover && me == 0)
         MPI_Send(&early, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
-    unsigned char *s = malloc((size_t)n * BYTES), *r = malloc((size_t)n * BYTES); /* BYTES > 300 */
+    unsigned char *s = malloc((size_t)n * (VMAX + 1)), *r = malloc((size_t)n * (VMAX + 1)); /* VMAX >= BYTES */
     int *sc = malloc(4 * sizeof(int) * (size_t)n), *sd = sc + n, *rc = sd + n, *rd = rc + n;
     for (int round = 0; round < ROUNDS; round++) {
         for (int p = 0; p < n; p++)

@@ -400,8 +400,9 @@ pub fn plan(profile: &CommProfile, profile_name: &str) -> Plan {
             summary.collectives += 1;
             if v.flow_control == "drop" {
                 summary.collectives_released += 1;
-                // One entry per rank: [region, 0, rank, rank, 0, 0, 3] (lib/src/fc.c, RELEASE).
-                table.extend((0..profile.ranks as u64).map(|r| [region.index, 0, r, r, 0, 0, 3]));
+                // One entry per rank: [region, 0, rank, rank, 0, queue words, 3] (lib/src/fc.c, RELEASE).
+                let q = u64::from(profile.demux_queue_words.unwrap_or(0));
+                table.extend((0..profile.ranks as u64).map(|r| [region.index, 0, r, r, 0, q, 3]));
             }
         }
         regions.push(RegionPlan {
@@ -743,7 +744,7 @@ mod tests {
         assert_eq!((p.summary.collectives, p.summary.collectives_released), (2, 2));
         // One table entry per rank and released all-to-all, allow 3.
         assert_eq!(p.table.len(), 32);
-        assert!(p.table.contains(&[1, 0, 5, 5, 0, 0, 3]));
+        assert!(p.table.contains(&[1, 0, 5, 5, 0, 32, 3]));
         // Kept: 12 ranks (no XOR schedule), 64 ranks with 32-word queues (63 tokens), an older profile.
         for (ranks, queue, why) in [
             (12, Some(32), "power-of-two"),

@@ -278,13 +278,17 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
         memcpy(copy, recvbuf, rbytes * (size_t)c->size);
         sendbuf = copy;
     }
+#ifdef NOCMSG_PORT_UDN
+    unsigned queue_words;
+#endif
     if (c->size == 1) {
         memmove(recvbuf, sendbuf, rbytes);
 #ifdef NOCMSG_PORT_UDN
-    } else if (__builtin_expect(nocmsg__fc_on, 0) && nocmsg_fc_releases(c)) {
+    } else if (__builtin_expect(nocmsg__fc_on, 0) && rbytes > nocmsg_lib.eager_limit &&
+               nocmsg_fc_releases(c, &queue_words)) {
         BOUNDARY("alltoall", c);
         struct coll_blocks b = {sendbuf, recvbuf, rbytes, NULL, NULL, NULL, NULL, 0, 0};
-        err = coll_alltoall_released("alltoall", &b, c);
+        err = coll_alltoall_released("alltoall", &b, queue_words, c);
 #endif
     } else {
         err = RUN(OP_ALLTOALL, alltoall_fn, rbytes, c, 1, sendbuf, recvbuf, rbytes, c);
@@ -526,10 +530,11 @@ int nocmsg_alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
     }
     size_t relem = (size_t)nocmsg_type_sizes[recvtype];
 #ifdef NOCMSG_PORT_UDN
-    if (__builtin_expect(nocmsg__fc_on, 0) && c->size > 1 && nocmsg_fc_releases(c)) {
+    unsigned queue_words;
+    if (__builtin_expect(nocmsg__fc_on, 0) && c->size > 1 && nocmsg_fc_releases(c, &queue_words)) {
         BOUNDARY("alltoallv", c);
         struct coll_blocks b = {sendbuf, recvbuf, 0, sendcounts, sdispls, recvcounts, rdispls, selem, relem};
-        err = coll_alltoall_released("alltoallv", &b, c);
+        err = coll_alltoall_released("alltoallv", &b, queue_words, c);
         free(copy);
         return err;
     }
