@@ -121,6 +121,16 @@ int nocmsg_port_udn_word_poll(unsigned queue, uint64_t *word);
 void nocmsg_port_udn_sleep(void);
 /* The same until a word is in one of `queues` (bit q: queue q). Work-loop mode only. */
 void nocmsg_port_udn_sleep_on(unsigned queues);
+/* A chunk of a released all-to-all (src/coll/alltoall/released.c): one packet of a source word and the `bytes` at
+ * buf, straight to dest's queue 0 with stalling writes (the caller knows the queue has room for all of it), and its
+ * reading (stalling until it is all there). The engine is bypassed: only while nothing else goes to queue 0. The
+ * read returns 0 if the packet is not src's chunk of `bytes` (an erroneous program: counts that disagree). */
+void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes);
+int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes);
+/* Words waiting in queue 0. */
+unsigned nocmsg_port_udn_count0(void);
+/* Payload words a packet may have (udn.maxlen), the source word included. */
+unsigned nocmsg_port_udn_max_words(void);
 /* Queue-0 packets this rank has begun writing minus those it has begun reading, since it started: summed over all
  * ranks, 0 when every packet written has reached its reader. *busy is set when this rank is in the middle of a
  * packet (writing or reading one), or in the interrupt-driven mode (no raw writes there). */

@@ -452,6 +452,67 @@ int64_t nocmsg_port_udn_balance(int *busy)
     return (int64_t)(udn.packets_out - udn.packets_in);
 }
 
+void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    const unsigned char *b = buf;
+    nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 1, Q));
+    nocmsg_udn_send((uint64_t)udn.me | (uint64_t)words << 16);
+    udn.packets_out++;
+    if (((uintptr_t)buf & 7) == 0) {
+        for (size_t i = 0; i < whole; i++)
+            nocmsg_udn_send(((const uint64_t *)buf)[i]);
+    } else {
+        for (size_t i = 0; i < whole; i++) {
+            uint64_t w;
+            memcpy(&w, b + 8 * i, 8);
+            nocmsg_udn_send(w);
+        }
+    }
+    if (whole < words) {
+        uint64_t w = 0;
+        memcpy(&w, b + 8 * whole, bytes - 8 * whole);
+        nocmsg_udn_send(w);
+    }
+}
+
+int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    unsigned char *b = buf;
+    uint64_t first = nocmsg_udn_recv(Q);
+    udn.packets_in++;
+    if ((int)NOCMSG_UDN_FIELD_RANK(first) != src || NOCMSG_UDN_FIELD_LENGTH(first) != words) {
+        udn.cur_src = (int)NOCMSG_UDN_FIELD_RANK(first); /* the engine takes the rest, if anything does */
+        udn.cur_left = NOCMSG_UDN_FIELD_LENGTH(first);
+        return 0;
+    }
+    if (((uintptr_t)buf & 7) == 0) {
+        for (size_t i = 0; i < whole; i++)
+            ((uint64_t *)buf)[i] = nocmsg_udn_recv(Q);
+    } else {
+        for (size_t i = 0; i < whole; i++) {
+            uint64_t w = nocmsg_udn_recv(Q);
+            memcpy(b + 8 * i, &w, 8);
+        }
+    }
+    if (whole < words) {
+        uint64_t w = nocmsg_udn_recv(Q);
+        memcpy(b + 8 * whole, &w, bytes - 8 * whole);
+    }
+    return 1;
+}
+
+unsigned nocmsg_port_udn_count0(void)
+{
+    return (unsigned)nocmsg_udn_count(Q);
+}
+
+unsigned nocmsg_port_udn_max_words(void)
+{
+    return udn.max_words;
+}
+
 void nocmsg_port_udn_sleep_on(unsigned queues)
 {
     nocmsg_udn_irq_enable(queues);

@@ -1,8 +1,7 @@
 /* a2a.c: all-to-alls for the flow-control plan's rule C3 (crates/cli/tests/fc.rs). Each rank sends every other a
  * block made of both ranks and the round, by MPI_Alltoall (ROUNDS times, blocks of BYTES bytes) and MPI_Alltoallv
- * (blocks of 0 to VMAX bytes, some empty, chosen from both ranks and the round, so that a pair's blocks may both fit
- * a UDN receive queue, one of them, or neither; in round 1 all at most 300 bytes, which the released all-to-all
- * leaves to flow control), and checks every block it gets.
+ * (blocks of 0 to VMAX bytes, some empty, chosen from both ranks and the round: one chunk of the released
+ * all-to-all or several, a partial last one; in round 1 all at most 300 bytes), and checks every block it gets.
  * With the argument `leftover`, rank 0 sends rank 1 a message before the all-to-alls that rank 1 receives only
  * after them: the released all-to-all must see it still in the network (or unreceived) and keep flow control. */
 #include <mpi.h>

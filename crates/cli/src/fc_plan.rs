@@ -24,9 +24,10 @@
 //!
 //! - **C3** (ours; the paper rewrote such code by hand with `xchg`) releases an all-to-all (`alltoall`,
 //!   `alltoallv`) that ends a region, whose transfers are library code the profile does not list: the library runs
-//!   it (when some block is larger than the eager limit) as pairwise exchanges over the XOR schedule without flow
-//!   control, each raw write only after its receiver's ready token, between an entry check at run time (every packet written before it has been read, no
-//!   rank in the middle of a message) and an exit barrier (`lib/src/coll/alltoall/released.c` gives the argument).
+//!   it as pairwise exchanges over the XOR schedule without flow control, in chunks that each fit a receive queue and
+//!   go raw only after the receiver's ready token, between an entry check at run time (every packet written before
+//!   it has been read, no rank in the middle of a message) and an exit barrier (`lib/src/coll/alltoall/released.c`
+//!   gives the argument).
 //!   It needs a power-of-two rank count and at most as many ranks less one as a UDN receive queue holds words (the
 //!   tokens a rank may be sent wait there).
 //!
@@ -112,12 +113,11 @@ pub fn judge_collective(profile: &CommProfile, ends_with: Option<&str>) -> Optio
     let released = keep.is_empty();
     let reasons = if released {
         vec![format!(
-            "C3: the {operation} runs as pairwise exchanges over the XOR schedule without flow control (when some \
-             block is larger than the eager limit), each raw write only after its receiver's ready token (queue 3), \
-             between an entry check at run time (every packet \
-             written before it received, no rank in the middle of a message; else it keeps flow control) and an exit \
-             barrier: every raw write goes into a queue with room for all of it or to a draining rank, so none can \
-             wait for a stalled core"
+            "C3: the {operation} runs as pairwise exchanges over the XOR schedule without flow control, in chunks \
+             that each fit a receive queue and go raw only after the receiver's ready token (queue 3), between an \
+             entry check at run time (every packet written before it received, no rank in the middle of a message; \
+             else it keeps flow control) and an exit barrier: every chunk lands whole in its receiver's queue, so \
+             no raw write can wait for a stalled core"
         )]
     } else {
         keep

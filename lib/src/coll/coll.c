@@ -284,8 +284,7 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
     if (c->size == 1) {
         memmove(recvbuf, sendbuf, rbytes);
 #ifdef NOCMSG_PORT_UDN
-    } else if (__builtin_expect(nocmsg__fc_on, 0) && rbytes > nocmsg_lib.eager_limit &&
-               nocmsg_fc_releases(c, &queue_words)) {
+    } else if (__builtin_expect(nocmsg__fc_on, 0) && nocmsg_fc_releases(c, &queue_words)) {
         BOUNDARY("alltoall", c);
         struct coll_blocks b = {sendbuf, recvbuf, rbytes, NULL, NULL, NULL, NULL, 0, 0};
         err = coll_alltoall_released("alltoall", &b, queue_words, c);

@@ -175,13 +175,11 @@ struct coll_blocks {
     size_t selem, relem;
 };
 #ifdef NOCMSG_PORT_UDN
-/* The all-to-all a flow-control plan releases (rule C3, alltoall/released.c): raw pairwise exchanges behind ready
- * tokens between an entry check and an exit barrier, or the flow-controlled pairwise exchange when the entry check
- * says no. `operation` names it in reports; queue_words is the size of a UDN receive queue (a block that fits one
- * goes without waiting for its receiver to drain). */
+/* The all-to-all a flow-control plan releases (rule C3, alltoall/released.c): raw pairwise exchanges in chunks
+ * behind ready tokens between an entry check and an exit barrier, or the flow-controlled pairwise exchange when the
+ * entry check says no. `operation` names it in reports; queue_words is the size of a UDN receive queue (a chunk
+ * fills one). */
 int coll_alltoall_released(const char *operation, const struct coll_blocks *b, unsigned queue_words, struct comm *c);
-/* A blocking send written raw into the network (SEND_RAW), for released collectives only. */
-int coll_rawsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c);
 #endif
 reduce_scatter_fn reduce_scatter_linear, reduce_scatter_ring;
 scan_fn scan_linear, scan_recursive_doubling;

@@ -380,13 +380,6 @@ int coll_xsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
     return blocking_send(buf, bytes, dest, tag, c, nocmsg_coll_xfer ? SEND_XFER : SEND_STANDARD);
 }
 
-#ifdef NOCMSG_PORT_UDN
-int coll_rawsend(const void *buf, size_t bytes, int dest, int tag, struct comm *c)
-{
-    return engine_send(buf, bytes, dest, tag, c, SEND_RAW);
-}
-#endif
-
 int coll_recv(void *buf, size_t bytes, int src, int tag, struct comm *c)
 {
     if (src == NOCMSG_PROC_NULL)
