@@ -121,12 +121,15 @@ int nocmsg_port_udn_word_poll(unsigned queue, uint64_t *word);
 void nocmsg_port_udn_sleep(void);
 /* The same until a word is in one of `queues` (bit q: queue q). Work-loop mode only. */
 void nocmsg_port_udn_sleep_on(unsigned queues);
-/* A chunk of a released all-to-all (src/coll/alltoall/released.c): one packet of a source word and the `bytes` at
- * buf, straight to dest's queue 0 with stalling writes (the caller knows the queue has room for all of it), and its
- * reading (stalling until it is all there). The engine is bypassed: only while nothing else goes to queue 0. The
- * read returns 0 if the packet is not src's chunk of `bytes` (an erroneous program: counts that disagree). */
-void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes);
-int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes);
+/* Whether raw writes may be used: not in the interrupt-driven mode (its handler owns queue 0 and the interrupts). */
+int nocmsg_port_udn_raw_ok(void);
+/* A chunk of a released all-to-all (src/coll/alltoall/released.c): one packet of a source word (marked on a block's
+ * `last` chunk) and the `bytes` at buf, straight to dest's queue 0 with stalling writes (the caller knows the queue
+ * has room for all of it), and its reading (stalling until it is all there). The engine is bypassed: only while
+ * nothing else goes to queue 0. The read returns 0, the packet dropped, if it is not src's chunk of `bytes` with
+ * that mark (an erroneous program: counts that disagree). */
+void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes, int last);
+int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes, int last);
 /* Words waiting in queue 0. */
 unsigned nocmsg_port_udn_count0(void);
 /* Payload words a packet may have (udn.maxlen), the source word included. */

@@ -452,12 +452,20 @@ int64_t nocmsg_port_udn_balance(int *busy)
     return (int64_t)(udn.packets_out - udn.packets_in);
 }
 
-void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes)
+int nocmsg_port_udn_raw_ok(void)
+{
+    return !udn.irq_mode;
+}
+
+/* A chunk's source word: rank, words that follow, and bit 32 on the last chunk of a block. */
+#define CHUNK_LAST ((uint64_t)1 << 32)
+
+void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes, int last)
 {
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
     const unsigned char *b = buf;
     nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 1, Q));
-    nocmsg_udn_send((uint64_t)udn.me | (uint64_t)words << 16);
+    nocmsg_udn_send((uint64_t)udn.me | (uint64_t)words << 16 | (last ? CHUNK_LAST : 0));
     udn.packets_out++;
     if (((uintptr_t)buf & 7) == 0) {
         for (size_t i = 0; i < whole; i++)
@@ -476,15 +484,17 @@ void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes)
     }
 }
 
-int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes)
+int nocmsg_port_udn_chunk_read(int src, void *buf, size_t bytes, int last)
 {
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
     unsigned char *b = buf;
     uint64_t first = nocmsg_udn_recv(Q);
     udn.packets_in++;
-    if ((int)NOCMSG_UDN_FIELD_RANK(first) != src || NOCMSG_UDN_FIELD_LENGTH(first) != words) {
-        udn.cur_src = (int)NOCMSG_UDN_FIELD_RANK(first); /* the engine takes the rest, if anything does */
-        udn.cur_left = NOCMSG_UDN_FIELD_LENGTH(first);
+    if ((int)NOCMSG_UDN_FIELD_RANK(first) != src || NOCMSG_UDN_FIELD_LENGTH(first) != words ||
+        !(first & CHUNK_LAST) != !last) {
+        /* Not the chunk expected: the rest of the packet is dropped (the engine must not read it as its own). */
+        for (unsigned i = NOCMSG_UDN_FIELD_LENGTH(first); i > 0; i--)
+            (void)nocmsg_udn_recv(Q);
         return 0;
     }
     if (((uintptr_t)buf & 7) == 0) {

@@ -36,6 +36,8 @@ int nocmsg__fc_exchange;
 
 static struct {
     int profile, check, have_plan;
+    long plan_ranks;    /* the plan's "ranks" (-1: not given) */
+    int warned_ranks;   /* checking mode has said that they differ from the run's */
     uint64_t region;    /* collectives on every rank's communicator so far */
     uint64_t sends;     /* sends recorded so far (their records are numbered from 1) */
     /* Profiling: non-blocking sends not complete yet (their record numbers), to find those crossing a region. */
@@ -98,7 +100,13 @@ static int load_plan(const char *path)
     if (!text)
         return NOCMSG_ERR_NO_MEM;
     text[len] = '\0';
-    const char *p = strstr(text, "\"table\"");
+    /* The rank count the plan was made for ("ranks", before the table): its released all-to-alls hold only there. */
+    const char *ranks = strstr(text, "\"ranks\"");
+    const char *table = strstr(text, "\"table\"");
+    fc.plan_ranks = -1;
+    if (ranks && (!table || ranks < table) && (ranks = strchr(ranks, ':')))
+        fc.plan_ranks = strtol(ranks + 1, NULL, 10);
+    const char *p = table;
     if (!p || !(p = strchr(p, '['))) {
         fprintf(stderr, "nocmsg: NOCMSG_FC_PLAN=%s: no \"table\" in it (write it with nocmsg fc-plan)\n", path);
         free(text);
@@ -278,6 +286,14 @@ int nocmsg_fc_releases(const struct comm *c, unsigned *queue_words)
     const struct planned *p = find(0, nocmsg_lib.rank, 0);
     if (!p || p->allow != RELEASE)
         return 0;
+    if (fc.plan_ranks != nocmsg_lib.size) {
+        /* A plan for another rank count would release it on some ranks only. */
+        if (fc.check && nocmsg_lib.rank == 0 && !fc.warned_ranks)
+            fprintf(stderr, "nocmsg: rank 0: the flow-control plan was made for %ld ranks, not %d: its all-to-alls "
+                            "keep flow control\n", fc.plan_ranks, nocmsg_lib.size);
+        fc.warned_ranks = 1;
+        return 0;
+    }
     *queue_words = p->max_bytes > 4096 ? 4096 : (unsigned)p->max_bytes;
     return 1;
 }

@@ -3,7 +3,9 @@
  * (blocks of 0 to VMAX bytes, some empty, chosen from both ranks and the round: one chunk of the released
  * all-to-all or several, a partial last one; in round 1 all at most 300 bytes), and checks every block it gets.
  * With the argument `leftover`, rank 0 sends rank 1 a message before the all-to-alls that rank 1 receives only
- * after them: the released all-to-all must see it still in the network (or unreceived) and keep flow control. */
+ * after them: the released all-to-all must see it still in the network (or unreceived) and keep flow control. With
+ * `mismatch`, rank 0 sends rank 1 eight bytes more in the first alltoallv than rank 1 expects (an erroneous program):
+ * the call must fail with an error, not hang or read the rest as the library's. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int me, n, bad = 0, leftover = argc > 1 && strcmp(argv[1], "leftover") == 0, early = 42;
+    int mismatch = argc > 1 && strcmp(argv[1], "mismatch") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (leftover && me == 0)
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < sc[p]; i++)
                 s[sd[p] + i] = pattern(me, p, round + 100, i);
         }
+        if (mismatch && me == 0 && round == 0)
+            sc[1] += 8; /* the displacements leave room: block 1 is followed by block 2's */
         memset(r, 0, (size_t)ro + 1);
         MPI_Alltoallv(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
         for (int p = 0; p < n; p++)

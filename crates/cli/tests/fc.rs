@@ -416,4 +416,22 @@ fn released_all_to_alls_deliver_every_block_and_an_unreceived_message_keeps_flow
         assert_eq!(log.matches("violated at the alltoall").count(), 1, "{}", show(&out));
         assert!(log.contains("region 0: messages sent before it had not all been received"), "{}", show(&out));
     }
+    // From review: an erroneous program whose counts disagree gets an error, not a hang or the library reading the
+    // rest of a chunk as its own; a plan made for 16 ranks keeps the all-to-alls flow-controlled on 8 (it would
+    // release them on some ranks only); the interrupt-driven mode, which has no raw writes, keeps flow control.
+    let (base, env) = (
+        ["run", "--chip", &chip("udn-4x4"), "--no-prefix"],
+        ["--env", "NOCMSG_FC_PLAN=a2a-udn-4x4.plan.json", "--env", "NOCMSG_FC_CHECK=1"],
+    );
+    let out = nocmsg(dir, &[&base[..], &env[..], &["a2a-udn-4x4.elf", "mismatch"]].concat());
+    let log = text(&out.stdout) + &text(&out.stderr);
+    assert!(!out.status.success() && log.contains("MPI error in MPI_Alltoallv on rank 1"), "{}", show(&out));
+    let out = nocmsg(dir, &[&base[..], &["-n", "8"], &env[..], &["a2a-udn-4x4.elf"]].concat());
+    let log = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success() && log.contains("a2a: ok (8 ranks)"), "{}", show(&out));
+    assert!(log.contains("the flow-control plan was made for 16 ranks, not 8"), "{}", show(&out));
+    let irq = ["--env", "NOCMSG_UDN_MODE=interrupt"];
+    let out = nocmsg(dir, &[&base[..], &env[..], &irq[..], &["a2a-udn-4x4.elf"]].concat());
+    let log = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success() && log.contains("a2a: ok (16 ranks)"), "{}", show(&out));
 }

@@ -1,6 +1,8 @@
 /* alltoall/released.c: the all-to-all (alltoall, alltoallv) a flow-control plan releases (rule C3; UDN chips only,
- * docs/fc-plan.md). It moves every block with a raw write (SEND_RAW: stalling writes, no credit check, no return to
- * the work loop), and is deadlock-free by construction, whatever the paths share:
+ * docs/fc-plan.md). It moves every block in raw writes (stalling writes straight into the network: no credit check,
+ * no return to the work loop, no engine), and is deadlock-free by construction, whatever the paths share. It runs
+ * in the work-loop mode only, on a power-of-two number of ranks, with a plan made for as many ranks as run (else
+ * the flow-controlled pairwise exchange):
  *
  * 1. Entry: a reduction and release over the centre-rooted tree (one hop per word, on tagged queue 3) sums every
  *    rank's count of queue-0 packets written minus packets read, and whether any rank is in the middle of a message
@@ -18,9 +20,9 @@
  *    the paths share. The chunks bypass the engine (they are read straight from queue 0), and no engine pass runs
  *    until step 3. A rank is sent at most one token by each peer at a time, so at most n - 1 wait in its queue 3,
  *    which holds them (the plan checks n - 1 <= ni.udn.demux_queue_words): they never back up into the network.
- *    (The two ranks of a pair count chunks from their own counts; counts that disagree, an erroneous program, are
- *    reported as an error when a chunk is not what the reader expects, or leave a rank waiting for a chunk, which
- *    the simulator's deadlock watchdog reports.)
+ *    Every direction sends at least one chunk (an empty one for an empty block), the last one of a block marked, so
+ *    counts that disagree (an erroneous program) show as a chunk the reader did not expect: it drops it, and the
+ *    call fails with NOCMSG_ERR_COUNT at once (MPI's default error handler then stops the program).
  * 3. Exit: a barrier (barrier/udn_tree.c on queue 1), so no rank sends the next region's traffic to a rank still
  *    stalled writing here. */
 #include <string.h>
@@ -180,33 +182,37 @@ static void grant(int to, int me)
         take_tokens();
 }
 
-/* One step of 2: this rank's block s (sn bytes) to peer, and peer's (rn bytes) into r, chunk by chunk. */
+/* One step of 2: this rank's block s (sn bytes) to peer, and peer's (rn bytes) into r, chunk by chunk (at least
+ * one each way). */
 static int exchange(const unsigned char *s, size_t sn, unsigned char *r, size_t rn, int peer, size_t chunk,
                     struct comm *c)
 {
     int to = c->world_of[peer], me = c->rank;
-    size_t out = 0, in = 0; /* bytes written, read */
-    int granted = 0;        /* a token for the next chunk in is out */
+    size_t out = 0, in = 0;        /* bytes written, read */
+    int out_done = 0, in_done = 0; /* the last chunk written, read */
+    int granted = 0;               /* a token for the next chunk in is out */
     int entered = 0;
-    while (out < sn || in < rn) {
+    while (!out_done || !in_done) {
         int moved = take_tokens();
-        if (in < rn && !granted) {
+        if (!in_done && !granted) {
             grant(to, me);
             granted = moved = 1;
         }
-        if (out < sn && rel.tokens[peer]) {
+        if (!out_done && rel.tokens[peer]) {
             rel.tokens[peer]--;
             size_t k = sn - out < chunk ? sn - out : chunk;
-            nocmsg_port_udn_chunk_write(to, s + out, k);
+            out_done = out + k == sn;
+            nocmsg_port_udn_chunk_write(to, s + out, k, out_done);
             out += k;
             moved = 1;
         }
-        if (in < rn && granted && nocmsg_port_udn_count0()) {
+        if (!in_done && granted && nocmsg_port_udn_count0()) {
             size_t k = rn - in < chunk ? rn - in : chunk;
-            if (!nocmsg_port_udn_chunk_read(to, r + in, k)) {
+            in_done = in + k == rn;
+            if (!nocmsg_port_udn_chunk_read(to, r + in, k, in_done)) {
                 if (entered)
                     nocmsg_wait_leave(entered);
-                return NOCMSG_ERR_INTERN;
+                return NOCMSG_ERR_COUNT;
             }
             in += k;
             granted = 0;
@@ -239,10 +245,13 @@ int coll_alltoall_released(const char *operation, const struct coll_blocks *b, u
     /* A chunk: a source word and the rest of a queue (or of a packet). */
     unsigned words = queue_words < nocmsg_port_udn_max_words() ? queue_words : nocmsg_port_udn_max_words();
     size_t chunk = words >= 2 ? (size_t)(words - 1) * 8 : 0;
+    /* The same on every rank: the mode is the run's, the plan's rank count was checked against the run's. */
+    if ((n & (n - 1)) != 0 || n > 64 || !chunk || !nocmsg_port_udn_raw_ok())
+        return pairwise(b, c);
     memset(&rel, 0, sizeof rel);
     int64_t unreceived = 0;
     int busy = 0;
-    int raw = (n & (n - 1)) == 0 && n <= 64 && chunk ? entry(c, &unreceived, &busy) : 0;
+    int raw = entry(c, &unreceived, &busy);
     if (raw < 0)
         return NOCMSG_ERR_NO_MEM;
     if (!raw) {
@@ -257,8 +266,7 @@ int coll_alltoall_released(const char *operation, const struct coll_blocks *b, u
         block_of(b, peer, 0, &r, &rn);
         err = exchange(s, sn, (unsigned char *)r, rn, peer, chunk, c);
     }
-    /* Step 3, even after an error: the others may still be writing. */
-    int berr = barrier_udn_tree(c);
-    return err != NOCMSG_SUCCESS ? err : berr;
+    /* An error here is the program's (counts that disagree): the others' steps no longer match, so no barrier. */
+    return err != NOCMSG_SUCCESS ? err : barrier_udn_tree(c);
 }
 #endif
