@@ -21,15 +21,13 @@
 //!   receives and then sends (as `nocmsg_xchg` does), so one of the two is always draining.
 //! - **C2** relaxes R2 and R3 among the sends into a common sink that sends nothing in the region (the collectives'
 //!   gather pattern): it never stalls, so it drains every packet, and a path blocked behind one of them moves on.
-//!
 //! - **C3** (ours; the paper rewrote such code by hand with `xchg`) releases an all-to-all (`alltoall`,
 //!   `alltoallv`) that ends a region, whose transfers are library code the profile does not list: the library runs
-//!   it as pairwise exchanges over the XOR schedule without flow control, in chunks that each fit a receive queue and
-//!   go raw only after the receiver's ready token, between an entry check at run time (every packet written before
-//!   it has been read, no rank in the middle of a message) and an exit barrier (`lib/src/coll/alltoall/released.c`
-//!   gives the argument).
-//!   It needs a power-of-two rank count and at most as many ranks less one as a UDN receive queue holds words (the
-//!   tokens a rank may be sent wait there).
+//!   it as pairwise exchanges (XOR or round-robin schedule) without flow control, in chunks that each fit a receive
+//!   queue and go raw only after the receiver's ready token, between an entry check at run time (every packet
+//!   written before it has been read, no rank in the middle of a message) and an exit barrier
+//!   (`lib/src/coll/alltoall/released.c` gives the argument). It needs at most 64 ranks, and at most as many ranks
+//!   less one as a UDN receive queue holds words (the tokens a rank may be sent wait there).
 //!
 //! Synchronous sends (`ssend`) wait for their receiver anyway, and sends of a rank to itself must be drained by the
 //! sender: both keep flow control. A send the program already made non-flow-controlled (`xsend`, `xchg`) is kept as
@@ -95,8 +93,8 @@ pub fn judge_collective(profile: &CommProfile, ends_with: Option<&str>) -> Optio
     let operation = ends_with.filter(|op| RELEASABLE.contains(op))?;
     let n = profile.ranks;
     let mut keep = Vec::new();
-    if n < 2 || !n.is_power_of_two() {
-        keep.push(format!("C3 needs a power-of-two number of ranks (its exchanges follow the XOR schedule), not {n}"));
+    if n < 2 {
+        keep.push("C3: one rank exchanges nothing".into());
     }
     if n > 64 {
         keep.push(format!("C3 runs on up to 64 ranks, not {n}"));
@@ -113,7 +111,7 @@ pub fn judge_collective(profile: &CommProfile, ends_with: Option<&str>) -> Optio
     let released = keep.is_empty();
     let reasons = if released {
         vec![format!(
-            "C3: the {operation} runs as pairwise exchanges over the XOR schedule without flow control, in chunks \
+            "C3: the {operation} runs as pairwise exchanges (XOR or round-robin schedule) without flow control, in chunks \
              that each fit a receive queue and go raw only after the receiver's ready token (queue 3), between an \
              entry check at run time (every packet written before it received, no rank in the middle of a message; \
              else it keeps flow control) and an exit barrier: every chunk lands whole in its receiver's queue, so \
@@ -717,7 +715,7 @@ mod tests {
     }
 
     #[test]
-    fn c3_releases_all_to_alls_on_power_of_two_rank_counts_whose_tokens_fit_the_queue() {
+    fn c3_releases_all_to_alls_on_rank_counts_whose_tokens_fit_the_queue() {
         let profile = |ranks: usize, queue: Option<u32>| CommProfile {
             format: "nocmsg-comm-profile-1".into(),
             chip: "t".into(),
@@ -747,9 +745,10 @@ mod tests {
         // One table entry per rank and released all-to-all, allow 3.
         assert_eq!(p.table.len(), 32);
         assert!(p.table.contains(&[1, 0, 5, 5, 0, 32, 3]));
-        // Kept: 12 ranks (no XOR schedule), 64 ranks with 32-word queues (63 tokens), an older profile.
+        assert_eq!(plan(&profile(12, Some(32)), "p").summary.collectives_released, 2);
+        // Kept: 64 ranks with 32-word queues (63 tokens), 128 ranks, an older profile.
         for (ranks, queue, why) in [
-            (12, Some(32), "power-of-two"),
+            (128, Some(256), "up to 64 ranks"),
             (64, Some(32), "more than its receive queue holds"),
             (16, None, "does not give"),
         ] {

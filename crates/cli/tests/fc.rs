@@ -379,7 +379,8 @@ fn partitioned_jobs_report_shared_links_and_perturbation() {
 }
 
 /// Rule C3 end to end (tests/fc/a2a.c: alltoall and alltoallv with checked blocks, some empty): profiled, planned
-/// (every all-to-all released) and applied in checking mode on 16 cores of udn-4x4 and 32 of tilepro-64, every block
+/// (every all-to-all released) and applied in checking mode on 12 (round-robin schedule) and 16 cores of udn-4x4
+/// and 32 of tilepro-64 (XOR schedule), every block
 /// arrives and nothing is reported. With a message left unreceived before the first all-to-all, its entry check
 /// keeps flow control there (reported once, by rank 0), and the later ones, which find the network empty, go raw.
 /// The 32-core run once hung: a rank posting a ready token while its output queue was still full of a raw block
@@ -387,7 +388,7 @@ fn partitioned_jobs_report_shared_links_and_perturbation() {
 #[test]
 fn released_all_to_alls_deliver_every_block_and_an_unreceived_message_keeps_flow_control() {
     let dir = setup();
-    for (chip_name, n) in [("udn-4x4", "16"), ("tilepro-64", "32")] {
+    for (chip_name, n) in [("udn-4x4", "12"), ("udn-4x4", "16"), ("tilepro-64", "32")] {
         let elf = format!("a2a-{chip_name}.elf");
         run_checked(
             Command::new(root().join("bin/nocmsg-cc"))
@@ -397,8 +398,8 @@ fn released_all_to_alls_deliver_every_block_and_an_unreceived_message_keeps_flow
                 .arg(dir.join(&elf)),
             "building tests/fc/a2a.c",
         );
-        let profile = format!("a2a-{chip_name}.profile.json");
-        let plan = format!("a2a-{chip_name}.plan.json");
+        let profile = format!("a2a-{chip_name}-{n}.profile.json");
+        let plan = format!("a2a-{chip_name}-{n}.plan.json");
         let base = ["run", "--chip", &chip(chip_name), "--no-prefix", "-n", n];
         let out = nocmsg(dir, &[&base[..], &["--comm-profile", &profile, &elf]].concat());
         assert!(out.status.success(), "{}", show(&out));
@@ -421,7 +422,7 @@ fn released_all_to_alls_deliver_every_block_and_an_unreceived_message_keeps_flow
     // release them on some ranks only); the interrupt-driven mode, which has no raw writes, keeps flow control.
     let (base, env) = (
         ["run", "--chip", &chip("udn-4x4"), "--no-prefix"],
-        ["--env", "NOCMSG_FC_PLAN=a2a-udn-4x4.plan.json", "--env", "NOCMSG_FC_CHECK=1"],
+        ["--env", "NOCMSG_FC_PLAN=a2a-udn-4x4-16.plan.json", "--env", "NOCMSG_FC_CHECK=1"],
     );
     let out = nocmsg(dir, &[&base[..], &env[..], &["a2a-udn-4x4.elf", "mismatch"]].concat());
     let log = text(&out.stdout) + &text(&out.stderr);

@@ -1,8 +1,8 @@
 /* alltoall/released.c: the all-to-all (alltoall, alltoallv) a flow-control plan releases (rule C3; UDN chips only,
  * docs/fc-plan.md). It moves every block in raw writes (stalling writes straight into the network: no credit check,
  * no return to the work loop, no engine), and is deadlock-free by construction, whatever the paths share. It runs
- * in the work-loop mode only, on a power-of-two number of ranks, with a plan made for as many ranks as run (else
- * the flow-controlled pairwise exchange):
+ * in the work-loop mode only, on up to 64 ranks, with a plan made for as many ranks as run (else the
+ * flow-controlled pairwise exchange):
  *
  * 1. Entry: a reduction and release over the centre-rooted tree (one hop per word, on tagged queue 3) sums every
  *    rank's count of queue-0 packets written minus packets read, and whether any rank is in the middle of a message
@@ -11,7 +11,9 @@
  *    no rank is busy: then no packet of earlier communication is still in the network or will enter it, and no rank
  *    sends anything but this all-to-all's words until step 3. Otherwise every rank runs the flow-controlled pairwise
  *    exchange instead (in checking mode a plan violation, reported by rank 0).
- * 2. The exchanges, one per step k = 1 .. n - 1 with peer = rank ^ k (n a power of two), both directions at once.
+ * 2. The exchanges, a pair of ranks per step, both directions at once: peer = rank ^ k in step k = 1 .. n - 1 when
+ *    n is a power of two, else the round-robin (circle) schedule of n - 1 steps (n even) or n steps with one rank
+ *    idle in each (n odd).
  *    A block goes in chunks that each fit a receive queue whole (a source word and queue_words - 1 words: 248 bytes
  *    on tilepro-64), each one packet written raw only after the receiver's ready token (one word to queue 3). A rank
  *    sends the token for a chunk when its queue 0 is empty: at the start of the step, and after it has read the
@@ -229,6 +231,24 @@ static int exchange(const unsigned char *s, size_t sn, unsigned char *r, size_t 
     return NOCMSG_SUCCESS;
 }
 
+/* The partner of `rank` in step k of the schedule (-1: none in this step), and the number of steps. */
+static int steps_of(int n)
+{
+    return (n & (n - 1)) == 0 ? n - 1 : n % 2 == 0 ? n - 1 : n;
+}
+
+static int partner(int rank, int k, int n)
+{
+    if ((n & (n - 1)) == 0)
+        return rank ^ (k + 1);
+    int m = n % 2 == 0 ? n - 1 : n; /* the circle: ranks 0 .. m - 1 around it, rank m (n even) in its centre */
+    if (rank == m)
+        return k;
+    if (rank == k)
+        return m < n ? m : -1;
+    return (int)((2 * (long)k - rank + 2L * m) % m);
+}
+
 int coll_alltoall_released(const char *operation, const struct coll_blocks *b, unsigned queue_words, struct comm *c)
 {
     int n = c->size, me = c->rank, err = NOCMSG_SUCCESS;
@@ -246,7 +266,7 @@ int coll_alltoall_released(const char *operation, const struct coll_blocks *b, u
     unsigned words = queue_words < nocmsg_port_udn_max_words() ? queue_words : nocmsg_port_udn_max_words();
     size_t chunk = words >= 2 ? (size_t)(words - 1) * 8 : 0;
     /* The same on every rank: the mode is the run's, the plan's rank count was checked against the run's. */
-    if ((n & (n - 1)) != 0 || n > 64 || !chunk || !nocmsg_port_udn_raw_ok())
+    if (n > 64 || !chunk || !nocmsg_port_udn_raw_ok())
         return pairwise(b, c);
     memset(&rel, 0, sizeof rel);
     int64_t unreceived = 0;
@@ -258,8 +278,10 @@ int coll_alltoall_released(const char *operation, const struct coll_blocks *b, u
         nocmsg_fc_release_refused(operation, (long long)unreceived, busy);
         return pairwise(b, c);
     }
-    for (int k = 1; k < n && err == NOCMSG_SUCCESS; k++) {
-        int peer = me ^ k;
+    for (int k = 0; k < steps_of(n) && err == NOCMSG_SUCCESS; k++) {
+        int peer = partner(me, k, n);
+        if (peer < 0)
+            continue;
         const unsigned char *s, *r;
         size_t sn, rn;
         block_of(b, peer, 1, &s, &sn);
