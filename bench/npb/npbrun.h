@@ -219,8 +219,17 @@ static inline void npb_xchg(const void *sbuf, size_t sbytes, void *rbuf, size_t 
     }
 }
 
-/* MPI_Alltoallv (counts and displacements in elements of `elem` bytes) over the XOR schedule with npb_xchg; 0 if
- * the rank count is not a power of two (the caller then uses MPI). */
+/* Block i of an all-to-all buffer: its offset and size in bytes, by counts and displacements in elements of `elem`
+ * bytes, or (counts NULL) one element each, block i the i-th. */
+static inline size_t npb_block(const int *counts, const int *displs, int i, size_t elem, size_t *bytes)
+{
+    *bytes = (size_t)(counts ? counts[i] : 1) * elem;
+    return (size_t)(counts ? displs[i] : i) * elem;
+}
+
+/* MPI_Alltoallv (counts and displacements in elements of `elem` bytes; NULL counts: MPI_Alltoall of `elem`-byte
+ * blocks) over the XOR schedule with npb_xchg; 0 if the rank count is not a power of two (the caller then uses
+ * MPI). */
 static inline int npb_xchg_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, void *rbuf,
                                      const int *rcounts, const int *rdispls, size_t elem)
 {
@@ -231,11 +240,13 @@ static inline int npb_xchg_alltoallv(const void *sbuf, const int *scounts, const
         return 0;
     const char *s = sbuf;
     char *r = rbuf;
-    memcpy(r + (size_t)rdispls[me] * elem, s + (size_t)sdispls[me] * elem, (size_t)scounts[me] * elem);
+    size_t sn, rn, so = npb_block(scounts, sdispls, me, elem, &sn), ro = npb_block(rcounts, rdispls, me, elem, &rn);
+    memcpy(r + ro, s + so, sn);
     for (int k = 1; k < p; k++) {
         int peer = me ^ k;
-        npb_xchg(s + (size_t)sdispls[peer] * elem, (size_t)scounts[peer] * elem, r + (size_t)rdispls[peer] * elem,
-                 (size_t)rcounts[peer] * elem, peer);
+        so = npb_block(scounts, sdispls, peer, elem, &sn);
+        ro = npb_block(rcounts, rdispls, peer, elem, &rn);
+        npb_xchg(s + so, sn, r + ro, rn, peer);
     }
     return 1;
 }
@@ -243,19 +254,7 @@ static inline int npb_xchg_alltoallv(const void *sbuf, const int *scounts, const
 /* MPI_Alltoall of `bytes` per rank pair, the same way; 0 if the rank count is not a power of two. */
 static inline int npb_xchg_alltoall(const void *sbuf, void *rbuf, size_t bytes)
 {
-    int me = 0, p = 0;
-    nocmsg_comm_rank(NOCMSG_COMM_WORLD, &me);
-    nocmsg_comm_size(NOCMSG_COMM_WORLD, &p);
-    if (p & (p - 1))
-        return 0;
-    const char *s = sbuf;
-    char *r = rbuf;
-    memcpy(r + (size_t)me * bytes, s + (size_t)me * bytes, bytes);
-    for (int k = 1; k < p; k++) {
-        int peer = me ^ k;
-        npb_xchg(s + (size_t)peer * bytes, bytes, r + (size_t)peer * bytes, bytes, peer);
-    }
-    return 1;
+    return npb_xchg_alltoallv(sbuf, NULL, NULL, rbuf, NULL, NULL, bytes);
 }
 #endif
 

@@ -136,7 +136,7 @@ unsigned nocmsg_port_udn_count0(void);
 unsigned nocmsg_port_udn_max_words(void);
 /* Queue-0 packets this rank has begun writing minus those it has begun reading, since it started: summed over all
  * ranks, 0 when every packet written has reached its reader. *busy is set when this rank is in the middle of a
- * packet (writing or reading one), or in the interrupt-driven mode (no raw writes there). */
+ * packet (writing or reading one). */
 int64_t nocmsg_port_udn_balance(int *busy);
 #endif
 

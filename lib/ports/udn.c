@@ -448,7 +448,7 @@ int nocmsg_port_udn_control_poll(uint64_t *word)
 
 int64_t nocmsg_port_udn_balance(int *busy)
 {
-    *busy = udn.irq_mode || udn.open_dest >= 0 || udn.cur_left != 0 || udn.ahead_valid;
+    *busy = udn.open_dest >= 0 || udn.cur_left != 0 || udn.ahead_valid;
     return (int64_t)(udn.packets_out - udn.packets_in);
 }
 

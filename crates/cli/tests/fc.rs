@@ -19,21 +19,25 @@ fn setup() -> &'static PathBuf {
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     DIR.get_or_init(|| {
         let dir = scratch("fc");
-        let elf = dir.join("pattern.elf");
-        run_checked(
-            Command::new(root().join("bin/nocmsg-cc"))
-                .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
-                .arg(root().join("tests/fc/pattern.c"))
-                .arg("-o")
-                .arg(&elf),
-            "building tests/fc/pattern.c",
-        );
+        build(&dir, "udn-2x2", "pattern", "pattern.elf");
         let out = run(&dir, &["--comm-profile", "pattern.profile.json"], &[]);
         assert!(out.status.success() && text(&out.stdout) == "pattern: ok\n", "{}", show(&out));
         let out = nocmsg(&dir, &["fc-plan", "pattern.profile.json", "-o", "pattern.plan.json"]);
         assert!(out.status.success(), "{}", show(&out));
         dir
     })
+}
+
+/// Builds tests/fc/NAME.c for `chip_name`, warnings as errors, into dir/ELF.
+fn build(dir: &Path, chip_name: &str, name: &str, elf: &str) {
+    run_checked(
+        Command::new(root().join("bin/nocmsg-cc"))
+            .args(["--chip", chip_name, "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(root().join(format!("tests/fc/{name}.c")))
+            .arg("-o")
+            .arg(dir.join(elf)),
+        &format!("building tests/fc/{name}.c"),
+    );
 }
 
 fn nocmsg(dir: &Path, args: &[&str]) -> Output {
@@ -93,14 +97,7 @@ fn the_profile_names_every_region_transfer_and_link() {
 #[test]
 fn every_collective_ends_a_region_the_v_operations_included() {
     let dir = setup();
-    run_checked(
-        Command::new(root().join("bin/nocmsg-cc"))
-            .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
-            .arg(root().join("tests/fc/vcoll.c"))
-            .arg("-o")
-            .arg(dir.join("vcoll.elf")),
-        "building tests/fc/vcoll.c",
-    );
+    build(dir, "udn-2x2", "vcoll", "vcoll.elf");
     let out = nocmsg(
         dir,
         &["run", "--chip", &chip("udn-2x2"), "--no-prefix", "--comm-profile", "vcoll.profile.json", "vcoll.elf"],
@@ -125,14 +122,7 @@ fn every_collective_ends_a_region_the_v_operations_included() {
 #[test]
 fn random_patterns_run_under_their_plans_without_deadlock_on_16_and_64_cores() {
     let dir = setup();
-    run_checked(
-        Command::new(root().join("bin/nocmsg-cc"))
-            .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
-            .arg(root().join("tests/fc/random.c"))
-            .arg("-o")
-            .arg(dir.join("random.elf")),
-        "building tests/fc/random.c",
-    );
+    build(dir, "udn-2x2", "random", "random.elf");
     for (chip_name, seed) in
         [("udn-4x4", "1"), ("udn-4x4", "2"), ("udn-4x4", "3"), ("udn-4x4", "4"), ("tilepro-64", "3")]
     {
@@ -174,14 +164,7 @@ fn random_patterns_run_under_their_plans_without_deadlock_on_16_and_64_cores() {
 #[test]
 fn a_failed_call_leaves_no_site_to_the_next() {
     let dir = setup();
-    run_checked(
-        Command::new(root().join("bin/nocmsg-cc"))
-            .args(["--chip", "udn-2x2", "-O2", "-Wall", "-Wextra", "-Werror"])
-            .arg(root().join("tests/fc/site.c"))
-            .arg("-o")
-            .arg(dir.join("site.elf")),
-        "building tests/fc/site.c",
-    );
+    build(dir, "udn-2x2", "site", "site.elf");
     let out = nocmsg(
         dir,
         &["run", "--chip", &chip("udn-2x2"), "--no-prefix", "-n", "2", "--comm-profile", "site.profile.json", "site.elf"],
@@ -388,16 +371,11 @@ fn partitioned_jobs_report_shared_links_and_perturbation() {
 #[test]
 fn released_all_to_alls_deliver_every_block_and_an_unreceived_message_keeps_flow_control() {
     let dir = setup();
+    for chip_name in ["udn-4x4", "tilepro-64"] {
+        build(dir, chip_name, "a2a", &format!("a2a-{chip_name}.elf"));
+    }
     for (chip_name, n) in [("udn-4x4", "12"), ("udn-4x4", "16"), ("tilepro-64", "32")] {
         let elf = format!("a2a-{chip_name}.elf");
-        run_checked(
-            Command::new(root().join("bin/nocmsg-cc"))
-                .args(["--chip", chip_name, "-O2", "-Wall", "-Wextra", "-Werror"])
-                .arg(root().join("tests/fc/a2a.c"))
-                .arg("-o")
-                .arg(dir.join(&elf)),
-            "building tests/fc/a2a.c",
-        );
         let profile = format!("a2a-{chip_name}-{n}.profile.json");
         let plan = format!("a2a-{chip_name}-{n}.plan.json");
         let base = ["run", "--chip", &chip(chip_name), "--no-prefix", "-n", n];

@@ -288,6 +288,8 @@ int nocmsg_alltoall(const void *sendbuf, int sendcount, nocmsg_datatype sendtype
         BOUNDARY("alltoall", c);
         struct coll_blocks b = {sendbuf, recvbuf, rbytes, NULL, NULL, NULL, NULL, 0, 0};
         err = coll_alltoall_released("alltoall", &b, queue_words, c);
+        if (err == COLL_KEEPS_FLOW_CONTROL) /* the region has ended: not through coll_pick again */
+            err = alltoall_pairwise(sendbuf, recvbuf, rbytes, c);
 #endif
     } else {
         err = RUN(OP_ALLTOALL, alltoall_fn, rbytes, c, 1, sendbuf, recvbuf, rbytes, c);
@@ -530,15 +532,20 @@ int nocmsg_alltoallv(const void *sendbuf, const int sendcounts[], const int sdis
     size_t relem = (size_t)nocmsg_type_sizes[recvtype];
 #ifdef NOCMSG_PORT_UDN
     unsigned queue_words;
-    if (__builtin_expect(nocmsg__fc_on, 0) && c->size > 1 && nocmsg_fc_releases(c, &queue_words)) {
-        BOUNDARY("alltoallv", c);
-        struct coll_blocks b = {sendbuf, recvbuf, 0, sendcounts, sdispls, recvcounts, rdispls, selem, relem};
-        err = coll_alltoall_released("alltoallv", &b, queue_words, c);
-        free(copy);
-        return err;
-    }
+    int released = __builtin_expect(nocmsg__fc_on, 0) && c->size > 1 && nocmsg_fc_releases(c, &queue_words);
 #endif
     BOUNDARY("alltoallv", c);
+#ifdef NOCMSG_PORT_UDN
+    if (released) {
+        struct coll_blocks b = {sendbuf, recvbuf, 0, sendcounts, sdispls, recvcounts, rdispls, selem, relem};
+        err = coll_alltoall_released("alltoallv", &b, queue_words, c);
+        if (err != COLL_KEEPS_FLOW_CONTROL) {
+            free(copy);
+            return err;
+        }
+        err = NOCMSG_SUCCESS;
+    }
+#endif
     /* Pairwise exchange: in step k, send to rank + k and receive from rank - k. */
     for (int k = 0; k < c->size && err == NOCMSG_SUCCESS; k++) {
         int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;

@@ -176,9 +176,11 @@ struct coll_blocks {
 };
 #ifdef NOCMSG_PORT_UDN
 /* The all-to-all a flow-control plan releases (rule C3, alltoall/released.c): raw pairwise exchanges in chunks
- * behind ready tokens between an entry check and an exit barrier, or the flow-controlled pairwise exchange when the
- * entry check says no. `operation` names it in reports; queue_words is the size of a UDN receive queue (a chunk
- * fills one). */
+ * behind ready tokens between an entry check and an exit barrier. Returns COLL_KEEPS_FLOW_CONTROL, having moved
+ * nothing, when it may not (the entry check says no, the interrupt-driven mode, over 64 ranks): the caller then runs
+ * the all-to-all its usual way, on every rank alike. `operation` names it in reports; queue_words is the size of a
+ * UDN receive queue (a chunk fills one). */
+#define COLL_KEEPS_FLOW_CONTROL (-1)
 int coll_alltoall_released(const char *operation, const struct coll_blocks *b, unsigned queue_words, struct comm *c);
 #endif
 reduce_scatter_fn reduce_scatter_linear, reduce_scatter_ring;

@@ -1,16 +1,16 @@
 /* alltoall/released.c: the all-to-all (alltoall, alltoallv) a flow-control plan releases (rule C3; UDN chips only,
  * docs/fc-plan.md). It moves every block in raw writes (stalling writes straight into the network: no credit check,
  * no return to the work loop, no engine), and is deadlock-free by construction, whatever the paths share. It runs
- * in the work-loop mode only, on up to 64 ranks, with a plan made for as many ranks as run (else the
- * flow-controlled pairwise exchange):
+ * in the work-loop mode only, on up to 64 ranks, with a plan made for as many ranks as run (else the caller runs
+ * the all-to-all its flow-controlled way):
  *
  * 1. Entry: a reduction and release over the centre-rooted tree (one hop per word, on tagged queue 3) sums every
  *    rank's count of queue-0 packets written minus packets read, and whether any rank is in the middle of a message
  *    (a packet half written or half read, a send queued in the work loop, a rendezvous under way, MPI's non-blocking
  *    collectives pending). All ranks go on only when every rank has arrived, and go raw only when the sum is 0 and
  *    no rank is busy: then no packet of earlier communication is still in the network or will enter it, and no rank
- *    sends anything but this all-to-all's words until step 3. Otherwise every rank runs the flow-controlled pairwise
- *    exchange instead (in checking mode a plan violation, reported by rank 0).
+ *    sends anything but this all-to-all's words until step 3. Otherwise every rank runs the all-to-all the
+ *    flow-controlled way instead (in checking mode a plan violation, reported by rank 0).
  * 2. The exchanges, a pair of ranks per step, both directions at once: peer = rank ^ k in step k = 1 .. n - 1 when
  *    n is a power of two, else the round-robin (circle) schedule of n - 1 steps (n even) or n steps with one rank
  *    idle in each (n odd).
@@ -61,10 +61,8 @@ static int64_t value_of(uint64_t w)
     return (int64_t)(v << (64 - VALUE_BITS)) >> (64 - VALUE_BITS); /* sign-extended */
 }
 
-/* One turn of the wait: every word of queue 3 taken, else a pass of the engine (queue 0 drained), else (with `sleep`)
- * sleep until a word comes to queue 0 or 3. A rank waiting for credits must not sleep: returning credits raise no
- * interrupt. MPI's non-blocking collectives are not progressed: none is pending (step 1). */
-static void turn(int sleep)
+/* Takes every word of queue 3 into `rel`; whether there was one. */
+static int take_words(void)
 {
     uint64_t w;
     int got = 0;
@@ -84,7 +82,15 @@ static void turn(int sleep)
             break;
         }
     }
-    if (!got && !nocmsg_engine_progress() && !nocmsg_eng.tx_head && sleep)
+    return got;
+}
+
+/* One turn of a wait in step 1: the words of queue 3 taken, else a pass of the engine (queue 0 drained), else (with
+ * `sleep`) sleep until a word comes to queue 0 or 3. A rank waiting for credits must not sleep: returning credits
+ * raise no interrupt. MPI's non-blocking collectives are not progressed: none is pending (step 1). */
+static void turn(int sleep)
+{
+    if (!take_words() && !nocmsg_engine_progress() && !nocmsg_eng.tx_head && sleep)
         nocmsg_port_udn_sleep_on(1u << 0 | 1u << QUEUE);
 }
 
@@ -148,40 +154,14 @@ static void block_of(const struct coll_blocks *b, int peer, int send, const unsi
     }
 }
 
-/* The flow-controlled way, when step 1 says no: pairwise exchange, rank + k and rank - k. */
-static int pairwise(const struct coll_blocks *b, struct comm *c)
-{
-    int err = NOCMSG_SUCCESS;
-    for (int k = 1; k < c->size && err == NOCMSG_SUCCESS; k++) {
-        int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
-        const unsigned char *s, *r;
-        size_t sn, rn;
-        block_of(b, to, 1, &s, &sn);
-        block_of(b, from, 0, &r, &rn);
-        err = coll_sendrecv(s, sn, to, (void *)r, rn, from, TAG_ALLTOALL, c);
-    }
-    return err;
-}
-
-/* In step 2 no engine pass runs (it would take the chunks from queue 0): tokens are taken, or the rank sleeps until a
- * word comes to queue 0 or 3. */
-static int take_tokens(void)
-{
-    uint64_t w;
-    int got = 0;
-    while (nocmsg_port_udn_word_poll(QUEUE, &w)) {
-        got = 1;
-        if (WORD_KIND(w) == W_TOKEN)
-            rel.tokens[WORD_SRC(w) & 63]++;
-    }
-    return got;
-}
+/* In step 2 no engine pass runs (it would take the chunks from queue 0): a waiting rank takes the tokens in queue 3
+ * (take_words), or sleeps until a word comes to queue 0 or 3. */
 
 /* A token to world rank `to`; a full output queue empties into the network, whose chunks all have room. */
 static void grant(int to, int me)
 {
     while (!nocmsg_port_udn_word(to, QUEUE, WORD(W_TOKEN, me, 0)))
-        take_tokens();
+        take_words();
 }
 
 /* One step of 2: this rank's block s (sn bytes) to peer, and peer's (rn bytes) into r, chunk by chunk (at least
@@ -195,7 +175,7 @@ static int exchange(const unsigned char *s, size_t sn, unsigned char *r, size_t 
     int granted = 0;               /* a token for the next chunk in is out */
     int entered = 0;
     while (!out_done || !in_done) {
-        int moved = take_tokens();
+        int moved = take_words();
         if (!in_done && !granted) {
             grant(to, me);
             granted = moved = 1;
@@ -252,6 +232,22 @@ static int partner(int rank, int k, int n)
 int coll_alltoall_released(const char *operation, const struct coll_blocks *b, unsigned queue_words, struct comm *c)
 {
     int n = c->size, me = c->rank, err = NOCMSG_SUCCESS;
+    /* A chunk: a source word and the rest of a queue (or of a packet). */
+    unsigned words = queue_words < nocmsg_port_udn_max_words() ? queue_words : nocmsg_port_udn_max_words();
+    size_t chunk = words >= 2 ? (size_t)(words - 1) * 8 : 0;
+    /* The same on every rank: the mode is the run's, the plan's rank count was checked against the run's. */
+    if (n > 64 || !chunk || !nocmsg_port_udn_raw_ok())
+        return COLL_KEEPS_FLOW_CONTROL;
+    memset(&rel, 0, sizeof rel);
+    int64_t unreceived = 0;
+    int busy = 0;
+    int raw = entry(c, &unreceived, &busy);
+    if (raw < 0)
+        return NOCMSG_ERR_NO_MEM;
+    if (!raw) {
+        nocmsg_fc_release_refused(operation, (long long)unreceived, busy);
+        return COLL_KEEPS_FLOW_CONTROL;
+    }
     {
         const unsigned char *s, *r;
         size_t sn, rn;
@@ -261,22 +257,6 @@ int coll_alltoall_released(const char *operation, const struct coll_blocks *b, u
             return NOCMSG_ERR_COUNT;
         if (sn)
             memmove((void *)r, s, sn);
-    }
-    /* A chunk: a source word and the rest of a queue (or of a packet). */
-    unsigned words = queue_words < nocmsg_port_udn_max_words() ? queue_words : nocmsg_port_udn_max_words();
-    size_t chunk = words >= 2 ? (size_t)(words - 1) * 8 : 0;
-    /* The same on every rank: the mode is the run's, the plan's rank count was checked against the run's. */
-    if (n > 64 || !chunk || !nocmsg_port_udn_raw_ok())
-        return pairwise(b, c);
-    memset(&rel, 0, sizeof rel);
-    int64_t unreceived = 0;
-    int busy = 0;
-    int raw = entry(c, &unreceived, &busy);
-    if (raw < 0)
-        return NOCMSG_ERR_NO_MEM;
-    if (!raw) {
-        nocmsg_fc_release_refused(operation, (long long)unreceived, busy);
-        return pairwise(b, c);
     }
     for (int k = 0; k < steps_of(n) && err == NOCMSG_SUCCESS; k++) {
         int peer = partner(me, k, n);
