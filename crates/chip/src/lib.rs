@@ -25,6 +25,7 @@ pub mod footprint;
 pub mod ni;
 pub mod profile;
 pub mod semihost;
+pub mod shmem;
 pub mod stats;
 pub mod unwind;
 
