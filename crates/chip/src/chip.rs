@@ -12,6 +12,7 @@
 
 use crate::background::{Background, BackgroundSpec};
 use crate::config::{ChipConfig, MEMORY_BASE};
+use crate::memory::CachedMemory;
 use crate::console::ConsoleLine;
 use crate::core::{Clocks, Core, CoreEnv, CoreFault, CoreStatus, DecodedText, RunStop};
 use crate::ni::{self, NetworkInterface, NiOutcome, Placement};
@@ -61,6 +62,9 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// Keep the library's communication profile ([`Chip::comm_profile`]; `--comm-profile`).
     pub comm_profile: bool,
+    /// Memory through the chip's caches and memory controllers (`[caches]`; `--memory cached`) instead of the
+    /// private one-cycle memory ([`crate::memory`]).
+    pub cached_memory: bool,
 }
 
 /// Something the run reports while it goes.
@@ -235,6 +239,8 @@ pub struct Chip {
     /// Per job: for naming what deadlocked cores are blocked in.
     diagnostics: Vec<Arc<ProgramDiagnostics>>,
     background: Option<Background>,
+    /// The cache hierarchy and memory system, with cached memory.
+    memory: Option<CachedMemory>,
 }
 
 /// One program of a run and the tiles it runs on: its ranks 0.. in the order of `tiles` ([`Chip::new_jobs`]).
@@ -480,7 +486,20 @@ impl Chip {
                 )))
             }
         };
-        Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background })
+        let memory = if options.cached_memory {
+            if network.is_none() {
+                return Err(LoadError::Setting(format!("cached memory needs a chip with a network interface; {} has ni.kind = \"none\"", config.name)));
+            }
+            if config.misaligned_split() {
+                return Err(LoadError::Setting(format!("cached memory does not split misaligned accesses yet; {} has core.misaligned_access = \"split\"", config.name)));
+            }
+            let placement = Placement::with_jobs(&options.tiles, tiles, &sizes);
+            let stack_top = envs.iter().map(|e| e.stack_top).max().unwrap_or(MEMORY_BASE);
+            Some(CachedMemory::new(&config, &mut cores, &placement.rank_node, stack_top).map_err(LoadError::Setting)?)
+        } else {
+            None
+        };
+        Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background, memory })
     }
 
     /// The jobs of the run (one for [`Chip::new`]).
@@ -520,11 +539,20 @@ impl Chip {
         let mut abort: Option<(u64, usize)> = None;
         loop {
             // Every core runs ahead on its own until the horizon or its next NI instruction.
+            let now = self.network.as_ref().map_or(0, |n| clocks.to_core(n.now().0));
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
                 let local = if ticking { self.ni.as_mut().and_then(|ni| ni.local(rank)) } else { None };
-                match core.run(horizon, &self.envs[core.job], local) {
+                let (until, memory) = match self.memory.as_mut() {
+                    Some(m) => (m.limit(rank, now, horizon), Some(&mut m.ms)),
+                    None => (horizon, None),
+                };
+                match core.run(until, &self.envs[core.job], local, memory) {
                     RunStop::Horizon => sched.ready.push(rank),
+                    RunStop::Memory(d) => {
+                        self.memory.as_mut().expect("cached memory").handed[rank] = true;
+                        sched.at_ni(rank, core.hart.cycle, d);
+                    }
                     RunStop::Stopped => {
                         let end = core.end_cycle.unwrap_or(core.hart.cycle);
                         core.console.flush_partial(rank, end);
@@ -543,6 +571,12 @@ impl Chip {
             }
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
+            // With cached memory, cores that stopped at their limit go on from their cycle, the network no further.
+            if self.memory.is_some() {
+                for &rank in &sched.ready {
+                    t = t.min(self.cores[rank].hart.cycle);
+                }
+            }
             // A sleeping core whose interface may interrupt it wakes at its interrupt window, where the interrupt is
             // checked before its stalled access is tried again (as with debug clocking, which retries every cycle).
             // (A core in `wfi` waits for the line itself; a window already reached wakes the core at the next step.)
@@ -581,6 +615,19 @@ impl Chip {
                             }
                         }
                     }
+                    if let Some(mem) = self.memory.as_mut() {
+                        mem.advance_to(net.now().0, &mut self.cores);
+                        for rank in mem.resume(&mut self.cores, &self.envs[0]) {
+                            sched.unblock(rank);
+                            let core = &mut self.cores[rank];
+                            if core.running() {
+                                t = t.min(core.hart.cycle);
+                                sched.ready.push(rank);
+                            } else {
+                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
+                            }
+                        }
+                    }
                     // Core cycle `t` is at the first network cycle at or after it (the clocks may differ).
                     let target = clocks.to_net(t);
                     if net.now().0 >= target {
@@ -593,11 +640,14 @@ impl Chip {
                         break;
                     }
                     // Skipping idle cycles stops at the interface's next event and the next background packet.
-                    let stop = if ticking {
+                    let mut stop = if ticking {
                         target.min(ni.next_event()).min(self.background.as_ref().map_or(u64::MAX, Background::next_at))
                     } else {
                         target
                     };
+                    if let Some(mem) = self.memory.as_ref() {
+                        stop = stop.min(mem.next_event());
+                    }
                     if !debug && net.skip_idle_to(Cycle(stop)) {
                         skipped = true;
                         continue;
@@ -620,6 +670,25 @@ impl Chip {
                     if d == INTERRUPT_CHECK {
                         ni.interrupt_check(core, net, &self.envs[core.job]);
                         sched.ready.push(rank);
+                        continue;
+                    }
+                    if let Some(mem) = self.memory.as_mut().filter(|m| m.handed[rank]) {
+                        mem.handed[rank] = false;
+                        let env = &self.envs[self.cores[rank].job];
+                        match mem.execute(&mut self.cores, rank, d, env) {
+                            NiOutcome::Continue => sched.ready.push(rank),
+                            NiOutcome::Blocked => sched.block(rank),
+                            _ => {
+                                let core = &mut self.cores[rank];
+                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
+                            }
+                        }
+                        for r in mem.resume(&mut self.cores, &self.envs[0]) {
+                            sched.unblock(r);
+                            if self.cores[r].running() {
+                                sched.ready.push(r);
+                            }
+                        }
                         continue;
                     }
                     match ni.execute(core, d, net, &self.envs[core.job]) {
@@ -850,6 +919,8 @@ impl Chip {
                 let mut stats = CoreStats::of(c, &self.config.core.timing);
                 stats.ni = self.ni.as_ref().map(|ni| ni.counters(c.rank));
                 stats.stalls.ni = stats.ni.as_ref().map_or(0, |n| n.stall_cycles());
+                stats.stalls.cache = c.cache_cycles;
+                stats.memory = self.memory.as_ref().map(|m| m.ms.counters(c.rank).clone());
                 stats
             })
             .collect();
@@ -863,6 +934,7 @@ impl Chip {
             n
         });
         stats.memory_controllers = self.ni.as_ref().map(|ni| ni.controller_stats()).unwrap_or_default();
+        stats.memory = self.memory.as_ref().map(|m| crate::stats::MemoryStats { controllers: m.ms.controller_counters().to_vec(), network: network_stats(&m.net) });
         stats
     }
 }

@@ -390,6 +390,42 @@ pub struct ChipConfig {
     pub ni: NiConfig,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<CachesConfig>,
+}
+
+/// `[caches]`: the tiles' cache hierarchy and the memory behind it (`crate::shmem`), used by runs that ask for it
+/// (`nocmsg run --memory cached`, and threads sharing an address space); other runs keep the one-cycle private
+/// memory of `core.timing.memory_cycles`, so message-passing results do not change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CachesConfig {
+    pub line_bytes: u64,
+    pub l1d_kib: u64,
+    pub l1d_ways: u32,
+    /// Core cycles of an L1 hit: the load latency `core.timing.memory_cycles` already charges (a hit costs nothing
+    /// more); an L2 hit costs `l2_latency_cycles - l1d_latency_cycles` more.
+    pub l1d_latency_cycles: u32,
+    pub l2_kib: u64,
+    pub l2_ways: u32,
+    pub l2_latency_cycles: u32,
+    /// Cycles a home takes to serve a request before its answer leaves.
+    pub home_cycles: u32,
+    /// Stores a core may have on their way to their homes before it stalls.
+    pub write_buffer: u32,
+    /// The physical network the memory system's messages travel on (below `network.networks`; not the one the
+    /// network interface uses, 0).
+    pub network: u32,
+    /// Bytes per flit on that network.
+    pub flit_bytes: u64,
+    /// Routers with a memory controller, as `[x, y]`; lines are spread over them in `interleave_bytes` blocks.
+    pub controllers: Vec<[u32; 2]>,
+    pub interleave_bytes: u64,
+    /// Cycles from a request reaching an idle controller to its answer leaving, and cycles it is busy per line.
+    pub dram_latency_cycles: u32,
+    pub dram_cycles_per_line: u32,
+    /// Page size for local (first-touch) homing.
+    pub page_kib: u64,
 }
 
 impl ChipConfig {
@@ -454,6 +490,7 @@ impl ChipConfig {
         }
         self.validate_mpb()?;
         self.validate_udn()?;
+        self.validate_caches()?;
         if self.ni.kind == NiKind::Udn {
             // Words between a pair must arrive in order, as on the UDN's dimension-ordered single channel.
             if self.network.vcs != 1 || Routing::from_name(&self.network.routing).is_some_and(|r| r.requirements().adaptive) {
@@ -501,6 +538,64 @@ impl ChipConfig {
             if v == 0 || v > max {
                 return Err(self.invalid(format!("ni.udn.{field} = {v}: must be between 1 and {max}")));
             }
+        }
+        Ok(())
+    }
+
+    /// `[caches]`: sizes that make a cache, a memory network that exists and is not the interface's, controllers on
+    /// the mesh.
+    fn validate_caches(&self) -> Result<(), ChipConfigError> {
+        let Some(c) = &self.caches else { return Ok(()) };
+        if !c.line_bytes.is_power_of_two() || !(8..=512).contains(&c.line_bytes) {
+            return Err(self.invalid(format!("caches.line_bytes = {}: must be a power of two from 8 to 512", c.line_bytes)));
+        }
+        for (name, kib, ways) in [("l1d", c.l1d_kib, c.l1d_ways), ("l2", c.l2_kib, c.l2_ways)] {
+            let lines = kib * 1024 / c.line_bytes;
+            if kib == 0 || kib > 1 << 20 || ways == 0 || lines % u64::from(ways) != 0 || lines < u64::from(ways) {
+                return Err(self.invalid(format!(
+                    "caches.{name}_kib = {kib}, caches.{name}_ways = {ways}: the cache (1 KiB to 1 GiB) must hold a whole number of sets of that many {}-byte lines",
+                    c.line_bytes
+                )));
+            }
+        }
+        if c.l1d_latency_cycles == 0 || c.l2_latency_cycles < c.l1d_latency_cycles || c.l2_latency_cycles > 10_000 {
+            return Err(self.invalid(format!(
+                "caches.l1d_latency_cycles = {}, caches.l2_latency_cycles = {}: need 1 <= l1d <= l2 <= 10000",
+                c.l1d_latency_cycles, c.l2_latency_cycles
+            )));
+        }
+        for (field, v) in [("home_cycles", c.home_cycles), ("write_buffer", c.write_buffer), ("dram_latency_cycles", c.dram_latency_cycles), ("dram_cycles_per_line", c.dram_cycles_per_line)] {
+            if v == 0 || v > 100_000 {
+                return Err(self.invalid(format!("caches.{field} = {v}: must be between 1 and 100000")));
+            }
+        }
+        if c.network == 0 || c.network >= self.network.networks {
+            return Err(self.invalid(format!(
+                "caches.network = {}: must name one of the chip's other physical networks, 1 to {} (network.networks = {}; 0 is the network interface's)",
+                c.network,
+                self.network.networks.saturating_sub(1),
+                self.network.networks
+            )));
+        }
+        if !c.flit_bytes.is_power_of_two() || c.flit_bytes > c.line_bytes {
+            return Err(self.invalid(format!("caches.flit_bytes = {}: must be a power of two no larger than a line ({} bytes)", c.flit_bytes, c.line_bytes)));
+        }
+        if c.controllers.is_empty() {
+            return Err(self.invalid("caches.controllers is empty: memory needs at least one controller".into()));
+        }
+        for &[x, y] in &c.controllers {
+            if x >= self.mesh.width || y >= self.mesh.height {
+                return Err(self.invalid(format!("caches.controllers: [{x}, {y}] is not a router of the {}x{} mesh", self.mesh.width, self.mesh.height)));
+            }
+        }
+        if c.interleave_bytes < c.line_bytes || c.interleave_bytes % c.line_bytes != 0 {
+            return Err(self.invalid(format!("caches.interleave_bytes = {}: must be a multiple of the line ({} bytes)", c.interleave_bytes, c.line_bytes)));
+        }
+        if c.page_kib == 0 || !c.page_kib.is_power_of_two() || c.page_kib * 1024 < c.line_bytes {
+            return Err(self.invalid(format!("caches.page_kib = {}: must be a power of two holding at least a line", c.page_kib)));
+        }
+        if self.network.frequency_mhz.is_some_and(|f| f != self.core.frequency_mhz) {
+            return Err(self.invalid("[caches] needs the network on the cores' clock (network.frequency_mhz unset or equal to core.frequency_mhz)".into()));
         }
         Ok(())
     }

@@ -16,6 +16,7 @@
 //! (`recv` on an empty FIFO...) and the stack-pointer check stop the core whatever `mtvec` holds: they are the
 //! simulator's diagnostics, not architectural exceptions.
 
+use crate::shmem::MemSystem;
 use crate::config::NiKind;
 use crate::console::Console;
 use crate::semihost::{self, FileTable};
@@ -174,6 +175,9 @@ pub enum RunStop {
     /// interrupts: the chip asks the interface, once the network has caught up, whether to take the interrupt
     /// before the instruction at the pc.
     InterruptCheck,
+    /// With cached memory: the next instruction (at the pc, not yet executed) needs the memory system in global
+    /// time order (a miss, a store that must travel, a fence with stores in flight, an atomic, a semihosting call).
+    Memory(Decoded),
 }
 
 /// Whether an instruction may have enabled a pending interrupt: `mret` (restores MIE), and CSR writes of `mstatus`
@@ -312,6 +316,10 @@ pub struct Core {
     pub comm_records: Vec<crate::profile::Record>,
     /// The job the core runs (partitioned jobs; 0 otherwise).
     pub job: usize,
+    /// With cached memory: the address space's tag in the memory system's addresses (see `crate::memory`).
+    pub memory_key: u64,
+    /// With cached memory: cycles beyond L1 hits (`stalls.cache`).
+    pub cache_cycles: u64,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -357,6 +365,8 @@ impl Core {
             irq_until: u64::MAX,
             comm_records: Vec::new(),
             job: 0,
+            memory_key: 0,
+            cache_cycles: 0,
         }
     }
 
@@ -447,7 +457,10 @@ impl Core {
     /// Runs until the core's clock reaches `until`, it stops, or its next instruction needs the network
     /// interface. Instructions start at cycles below `until`; the last one may end beyond it.
     /// `local` is the interface's part this core may use ahead of global time (memory-mapped interfaces).
-    pub fn run(&mut self, until: u64, env: &CoreEnv, mut local: Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
+    pub fn run(&mut self, until: u64, env: &CoreEnv, mut local: Option<&mut dyn crate::ni::LocalAccess>, memory: Option<&mut MemSystem>) -> RunStop {
+        if let Some(ms) = memory {
+            return self.run_cached(until, env, &mut local, ms);
+        }
         if self.irq_armed {
             return self.run_interruptible(until, env, &mut local);
         }
@@ -456,6 +469,123 @@ impl Core {
         } else {
             self.run_loop::<false, false>(until, env, &mut local)
         }
+    }
+
+    /// [`Core::run`] with the cache hierarchy: loads and stores go through the core's caches in `ms` (hits run here,
+    /// ahead of global time; the rest stops the loop, [`RunStop::Memory`]). Its own loop, so the private-memory
+    /// loop pays nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn run_cached(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>, ms: &mut MemSystem) -> RunStop {
+        if self.irq_armed {
+            let stop = self.run_cached_loop::<true>(until.min(self.irq_until), env, local, ms);
+            return match stop {
+                RunStop::Horizon if self.hart.cycle < until => RunStop::InterruptCheck,
+                other => other,
+            };
+        }
+        self.run_cached_loop::<false>(until, env, local, ms)
+    }
+
+    fn run_cached_loop<const IRQ: bool>(
+        &mut self,
+        until: u64,
+        env: &CoreEnv,
+        local: &mut Option<&mut dyn crate::ni::LocalAccess>,
+        ms: &mut MemSystem,
+    ) -> RunStop {
+        let l1 = ms.params().l1d.latency_cycles;
+        while self.hart.cycle < until {
+            let (pc, start) = (self.hart.pc, self.hart.cycle);
+            let d = match self.fetch_decoded() {
+                Some(d) => d,
+                None => match self.fetch_slow(env) {
+                    Ok(d) => d,
+                    Err(false) => return RunStop::Stopped,
+                    Err(true) => {
+                        self.charge(pc, self.hart.cycle - start);
+                        continue;
+                    }
+                },
+            };
+            if IRQ && d.op == riscv::Op::Wfi && env.ni != NiKind::None {
+                return RunStop::Ni(d);
+            }
+            let class = riscv::timing::LatencyClass::of(d.op);
+            if matches!(class, riscv::timing::LatencyClass::Amo | riscv::timing::LatencyClass::LrSc)
+                || (d.op == riscv::Op::Fence && ms.pending_writes(self.rank) > 0)
+            {
+                return RunStop::Memory(d);
+            }
+            let stall = self.pipeline.stall(&d);
+            let mut view = CachedView { tm: &mut self.mem, ms, tile: self.rank, key: self.memory_key, lo: crate::config::MEMORY_BASE, hi: env.stack_top, l1, extra: 0, deferred: false };
+            let result = riscv::execute(&mut self.hart, &mut view, d);
+            let (extra, deferred) = (view.extra, view.deferred);
+            let redirected = match result {
+                Ok(Flow::Next) => false,
+                Ok(Flow::Redirect) => true,
+                Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
+                // Semihosting reads and writes memory: in global time order, through the coherent view.
+                Ok(Flow::Environment(EnvOp::Ebreak)) if semihost::is_semihosting_call(&mut self.mem.ram, self.hart.pc) => return RunStop::Memory(d),
+                Ok(Flow::Environment(op)) => match self.environment(op, env) {
+                    EnvStep::Done => false,
+                    EnvStep::Trapped => {
+                        self.charge(pc, self.hart.cycle - start);
+                        continue;
+                    }
+                    EnvStep::Stopped => return RunStop::Stopped,
+                },
+                Err(_) if deferred => return RunStop::Memory(d),
+                Err(fault) => match self.execute_split(fault, env) {
+                    Ok(redirected) => redirected,
+                    Err(fault) => {
+                        match self.ni_access(&fault, env, local) {
+                            NiAccess::NotMine => {}
+                            NiAccess::Done => continue,
+                            NiAccess::Hand(d) => return RunStop::Ni(d),
+                        }
+                        if !self.execution_exception(&fault, env) {
+                            return RunStop::Stopped;
+                        }
+                        self.charge(pc, self.hart.cycle - start);
+                        continue;
+                    }
+                },
+            };
+            if d.rd == 2 && self.hart.x[2] < env.stack_floor {
+                self.stack_overflow(pc, env);
+                return RunStop::Stopped;
+            }
+            self.hart.cycle += self.pipeline.charge(&env.costs, d.op, d.rd, stall, redirected) + u64::from(extra);
+            self.cache_cycles += u64::from(extra);
+            self.hart.instret += 1;
+            self.op_counts[d.op as usize] += 1;
+            self.charge(pc, self.hart.cycle - start);
+            if IRQ && may_enable_interrupts(&d) {
+                return RunStop::InterruptCheck;
+            }
+        }
+        RunStop::Horizon
+    }
+
+    /// With cached memory, the instruction at the pc whose access the memory system finished (`value`: what a load
+    /// or atomic read, or an SC's result) runs again with that value and retires, `extra` cycles on top of its
+    /// pipeline cost.
+    pub fn replay(&mut self, d: Decoded, value: u64, extra: u64, env: &CoreEnv) {
+        if matches!(d.op, riscv::Op::ScW | riscv::Op::ScD) {
+            // The home decided; the hart's own reservation says the same to the executor.
+            let addr = self.hart.x[usize::from(d.rs1)];
+            self.hart.reservation = if value == 0 { addr } else { riscv::hart::NO_RESERVATION };
+        }
+        let pc = self.hart.pc;
+        let start = self.hart.cycle;
+        let stall = self.pipeline.stall(&d);
+        let flow = riscv::execute(&mut self.hart, &mut Replay { value }, d).expect("a finished access runs again");
+        let redirected = flow == Flow::Redirect;
+        self.hart.cycle += self.pipeline.charge(&env.costs, d.op, d.rd, stall, redirected) + extra;
+        self.hart.instret += 1;
+        self.op_counts[d.op as usize] += 1;
+        self.charge(pc, self.hart.cycle - start);
     }
 
     /// [`Core::run`] for a core whose interrupt the network interface may raise: up to `irq_until`, and up to the
@@ -716,6 +846,42 @@ impl Core {
         self.op_counts[d.op as usize] += 1;
     }
 
+    /// With cached memory: the fault `fault` of the instruction at the pc, taken as an exception if the program has a
+    /// trap handler (returns true: the core goes on), else the core stops.
+    pub fn take_fault(&mut self, fault: &Fault, env: &CoreEnv) -> bool {
+        self.execution_exception(fault, env)
+    }
+
+    /// With cached memory: the semihosting call at the pc (instruction `d`) was made by the memory system with
+    /// `result`; the call retires as in [`Core::run`]. Returns whether the core goes on.
+    pub fn finish_semihosting(&mut self, d: Decoded, result: Result<semihost::Outcome, String>, env: &CoreEnv) -> bool {
+        match result {
+            Ok(semihost::Outcome::Continue) => {
+                self.hart.pc = self.hart.pc.wrapping_add(4);
+                let stall = self.pipeline.stall(&d);
+                self.hart.cycle += self.pipeline.charge(&env.costs, d.op, d.rd, stall, false);
+                self.hart.instret += 1;
+                self.op_counts[d.op as usize] += 1;
+                true
+            }
+            Ok(semihost::Outcome::Exit(code)) => {
+                self.retire_last_call(env);
+                self.exit(code);
+                false
+            }
+            Ok(semihost::Outcome::Abort(code)) => {
+                self.retire_last_call(env);
+                self.status = CoreStatus::Aborted { code };
+                self.end_cycle = Some(self.hart.cycle);
+                false
+            }
+            Err(reason) => {
+                self.fault(FaultKind::System, format!("semihosting: {reason}"));
+                false
+            }
+        }
+    }
+
     /// A semihosting call that ends the core (exit, abort) retires like any instruction before the core stops.
     fn retire_last_call(&mut self, env: &CoreEnv) {
         self.hart.pc = self.hart.pc.wrapping_add(4); // the semihosting `ebreak` is never compressed
@@ -730,7 +896,7 @@ impl Core {
         let trapped = |going_on: bool| if going_on { EnvStep::Trapped } else { EnvStep::Stopped };
         match op {
             EnvOp::Ebreak if semihost::is_semihosting_call(&mut self.mem.ram, self.hart.pc) => {
-                match semihost::call(self, env) {
+                match semihost::call(self, env, None) {
                     Ok(semihost::Outcome::Continue) => {
                         self.hart.pc = self.hart.pc.wrapping_add(4);
                         EnvStep::Done
@@ -777,6 +943,80 @@ impl Core {
                 trapped(self.trap_or_stop(Exception::IllegalInstruction, word, FaultKind::IllegalInstruction, text, env))
             }
         }
+    }
+}
+
+/// The core's view of memory with caches: its address space (`lo..hi`) through the memory system, tagged with
+/// `key`; everything else (interfaces' windows) as before. An access that does not hit marks itself `deferred`
+/// and fails, changing nothing.
+struct CachedView<'a> {
+    tm: &'a mut TileMemory,
+    ms: &'a mut MemSystem,
+    tile: usize,
+    key: u64,
+    lo: u64,
+    hi: u64,
+    l1: u32,
+    /// Cycles beyond an L1 hit.
+    extra: u32,
+    deferred: bool,
+}
+
+impl Memory for CachedView<'_> {
+    #[inline]
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, MemFault> {
+        if addr < self.lo || addr >= self.hi {
+            return self.tm.load(addr, size);
+        }
+        if addr & u64::from(size - 1) != 0 || self.hi - addr < u64::from(size) {
+            return self.tm.ram.load(addr, size);
+        }
+        match self.ms.load_hit(self.tile, self.key | addr, size) {
+            Some((value, cycles)) => {
+                self.extra += cycles - self.l1;
+                Ok(value)
+            }
+            None => {
+                self.deferred = true;
+                Err(MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Load })
+            }
+        }
+    }
+
+    #[inline]
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        if addr < self.lo || addr >= self.hi {
+            return self.tm.store(addr, size, value);
+        }
+        if addr & u64::from(size - 1) != 0 || self.hi - addr < u64::from(size) {
+            return self.tm.ram.store(addr, size, value);
+        }
+        match self.ms.store_hit(self.tile, self.key | addr, size, value) {
+            Some(cycles) => {
+                self.extra += cycles - self.l1;
+                Ok(())
+            }
+            None => {
+                self.deferred = true;
+                Err(MemFault::OutOfRange { addr, size, kind: riscv::memory::AccessKind::Store })
+            }
+        }
+    }
+}
+
+/// The memory an instruction sees when it runs again after its access finished: loads read `value`, stores are
+/// already made.
+struct Replay {
+    value: u64,
+}
+
+impl Memory for Replay {
+    fn load(&mut self, _addr: u64, _size: u32) -> Result<u64, MemFault> {
+        Ok(self.value)
+    }
+
+    fn store(&mut self, _addr: u64, _size: u32, _value: u64) -> Result<(), MemFault> {
+        Ok(())
     }
 }
 

@@ -22,6 +22,7 @@ pub mod core;
 pub mod diagnose;
 pub mod elf;
 pub mod footprint;
+pub mod memory;
 pub mod ni;
 pub mod profile;
 pub mod semihost;

@@ -76,8 +76,8 @@ const MAX_OPEN_FILES: usize = 64;
 /// words are read in halfwords.
 pub fn is_semihosting_call(ram: &mut Ram, pc: u64) -> bool {
     let word = |ram: &mut Ram, at: u64| -> Option<u32> {
-        let low = ram.load(at, 2).ok()? as u32;
-        let high = ram.load(at.wrapping_add(2), 2).ok()? as u32;
+        let low = Memory::load(ram, at, 2).ok()? as u32;
+        let high = Memory::load(ram, at.wrapping_add(2), 2).ok()? as u32;
         Some(low | high << 16)
     };
     pc >= 4
@@ -130,23 +130,58 @@ impl FileTable {
     }
 }
 
-fn field(ram: &mut Ram, block: u64, index: u64) -> Result<u64, String> {
+/// The memory a semihosting call reads and writes: the core's private memory, or, with caches, the coherent view
+/// of its address space (`crate::memory`).
+pub trait GuestMemory {
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, riscv::MemFault>;
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), riscv::MemFault>;
+    /// `len` bytes at `addr`, if all inside memory.
+    fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>>;
+    /// Writes `data` at `addr`; false (and nothing written) if it does not fit.
+    fn write(&mut self, addr: u64, data: &[u8]) -> bool;
+}
+
+impl GuestMemory for Ram {
+    fn load(&mut self, addr: u64, size: u32) -> Result<u64, riscv::MemFault> {
+        Memory::load(self, addr, size)
+    }
+    fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), riscv::MemFault> {
+        Memory::store(self, addr, size, value)
+    }
+    fn read(&mut self, addr: u64, len: usize) -> Option<Vec<u8>> {
+        self.slice(addr, len).map(<[u8]>::to_vec)
+    }
+    fn write(&mut self, addr: u64, data: &[u8]) -> bool {
+        self.write_bytes(addr, data).is_ok()
+    }
+}
+
+fn field(ram: &mut dyn GuestMemory, block: u64, index: u64) -> Result<u64, String> {
     let addr = block.wrapping_add(index * 8);
     ram.load(addr, 8).map_err(|_| format!("parameter block field at {addr:#x} is not readable memory"))
 }
 
-fn bytes(ram: &Ram, addr: u64, len: u64) -> Result<Vec<u8>, String> {
+fn bytes(ram: &mut dyn GuestMemory, addr: u64, len: u64) -> Result<Vec<u8>, String> {
     if len > MAX_TRANSFER {
         return Err(format!("transfer of {len} bytes is larger than the {MAX_TRANSFER}-byte limit"));
     }
-    ram.slice(addr, len as usize).map(<[u8]>::to_vec).ok_or_else(|| format!("buffer {addr:#x}+{len} is outside memory"))
+    ram.read(addr, len as usize).ok_or_else(|| format!("buffer {addr:#x}+{len} is outside memory"))
 }
 
-fn c_string(ram: &Ram, addr: u64) -> Result<Vec<u8>, String> {
-    let off = addr.checked_sub(ram.base).filter(|&o| o < ram.bytes.len() as u64).ok_or_else(|| format!("string at {addr:#x} is outside memory"))?;
-    let tail = &ram.bytes[off as usize..];
-    let len = tail.iter().position(|&b| b == 0).ok_or_else(|| format!("string at {addr:#x} has no terminating NUL"))?;
-    Ok(tail[..len].to_vec())
+fn c_string(ram: &mut dyn GuestMemory, addr: u64) -> Result<Vec<u8>, String> {
+    let mut s = Vec::new();
+    loop {
+        let at = addr.wrapping_add(s.len() as u64);
+        match ram.load(at, 1) {
+            Ok(0) => return Ok(s),
+            Ok(b) => s.push(b as u8),
+            Err(_) if s.is_empty() => return Err(format!("string at {addr:#x} is outside memory")),
+            Err(_) => return Err(format!("string at {addr:#x} has no terminating NUL")),
+        }
+        if s.len() as u64 > MAX_TRANSFER {
+            return Err(format!("string at {addr:#x} is longer than {MAX_TRANSFER} bytes"));
+        }
+    }
 }
 
 /// A guest path, accepted only if it stays inside the working directory.
@@ -182,12 +217,17 @@ fn io_errno(e: &std::io::Error) -> i64 {
 }
 
 /// Performs the call whose operation is in a0 and parameter block in a1; the result goes to a0.
-pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
+///
+/// `memory` is what the call reads and writes (`None`: the core's private memory).
+pub fn call(core: &mut Core, env: &CoreEnv, memory: Option<&mut dyn GuestMemory>) -> Result<Outcome, String> {
     let op = core.hart.x[10];
     let arg = core.hart.x[11];
     let cycle = core.hart.cycle;
     let rank = core.rank;
-    let ram = &mut core.mem.ram;
+    let ram: &mut dyn GuestMemory = match memory {
+        Some(m) => m,
+        None => &mut core.mem.ram,
+    };
     let files = &mut core.files;
     let fail = |files: &mut FileTable, errno: i64| {
         files.errno = errno;
@@ -305,8 +345,9 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
             };
             match got {
                 Some(n) => {
-                    let dst = ram.slice_mut(buf, n).ok_or_else(|| format!("SYS_READ buffer {buf:#x}+{n} is outside memory"))?;
-                    dst.copy_from_slice(&data[..n]);
+                    if !ram.write(buf, &data[..n]) {
+                        return Err(format!("SYS_READ buffer {buf:#x}+{n} is outside memory"));
+                    }
                     len - n as u64
                 }
                 None => u64::MAX,
@@ -357,9 +398,11 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
             let (buf, cap) = (field(ram, arg, 0)?, field(ram, arg, 1)?);
             let text = env.command_line.as_bytes();
             if (text.len() as u64) < cap {
-                let dst = ram.slice_mut(buf, text.len() + 1).ok_or_else(|| format!("SYS_GET_CMDLINE buffer {buf:#x} is outside memory"))?;
-                dst[..text.len()].copy_from_slice(text);
-                dst[text.len()] = 0;
+                let mut z = text.to_vec();
+                z.push(0);
+                if !ram.write(buf, &z) {
+                    return Err(format!("SYS_GET_CMDLINE buffer {buf:#x} is outside memory"));
+                }
                 ram.store(arg + 8, 8, text.len() as u64).map_err(|e| e.to_string())?;
                 0
             } else {
@@ -427,9 +470,11 @@ pub fn call(core: &mut Core, env: &CoreEnv) -> Result<Outcome, String> {
             let text = env.environment.as_bytes();
             let needed = text.len() as u64 + 1;
             if needed <= cap {
-                let dst = ram.slice_mut(buf, text.len() + 1).ok_or_else(|| format!("NOCMSG_SYS_ENVIRON buffer {buf:#x} is outside memory"))?;
-                dst[..text.len()].copy_from_slice(text);
-                dst[text.len()] = 0;
+                let mut z = text.to_vec();
+                z.push(0);
+                if !ram.write(buf, &z) {
+                    return Err(format!("NOCMSG_SYS_ENVIRON buffer {buf:#x} is outside memory"));
+                }
             }
             needed
         }

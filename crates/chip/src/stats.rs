@@ -35,11 +35,19 @@ pub struct Stalls {
     pub sleep: u64,
     /// Waiting for the network interface to complete an access (MPB and shared-memory transfers).
     pub ni: u64,
+    /// With cached memory: cycles beyond an L1 hit (L2 hits, misses, stores waiting for the write buffer, fences,
+    /// atomics at their homes). Absent without cached memory.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni + self.cache
     }
 }
 
@@ -57,6 +65,9 @@ pub struct CoreStats {
     /// The network interface's counters (absent on chips without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ni: Option<NiStats>,
+    /// The core's caches and its tile's part as a home (runs with cached memory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::shmem::TileCounters>,
 }
 
 impl CoreStats {
@@ -92,6 +103,7 @@ impl CoreStats {
             misaligned: core.misaligned_accesses * u64::from(timing.misaligned_penalty_cycles),
             sleep: core.sleep_cycles,
             ni: 0,
+            cache: 0,
         };
         CoreStats {
             core: core.rank,
@@ -102,6 +114,7 @@ impl CoreStats {
             stalls,
             console_bytes: core.console.bytes_written,
             ni: None,
+            memory: None,
         }
     }
 }
@@ -133,10 +146,21 @@ pub struct RunStats {
     /// The memory controllers (chips with `[memory]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory_controllers: Vec<crate::ni::mpb::ControllerStats>,
+    /// The memory system of runs with cached memory: its controllers and its network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryStats>,
     /// Why the run ended and the exit status of `nocmsg run` (set once the run is over).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<crate::chip::EndRecord>,
     pub host: HostStats,
+}
+
+/// What the memory system did (runs with cached memory).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemoryStats {
+    pub controllers: Vec<crate::shmem::ControllerCounters>,
+    /// The memory network (`caches.network`).
+    pub network: NetworkStats,
 }
 
 /// What the on-chip network carried.
@@ -176,6 +200,7 @@ impl RunStats {
             cores,
             network: None,
             memory_controllers: Vec::new(),
+            memory: None,
             end: None,
             host: HostStats { seconds: host_seconds, instructions_per_second: ips, mips: ips / 1e6 },
         }

@@ -88,6 +88,7 @@ fn options(args: &RunArgs, work_dir: &std::path::Path) -> RunOptions {
         background: args.background.clone(),
         env: args.env.clone(),
         comm_profile: false,
+        cached_memory: args.memory == "cached",
     }
 }
 

@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// An environment variable every core's program sees (getenv; repeatable), e.g. `--env NOCMSG_BARRIER=linear`.
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
+    /// The cores' memory: `private` (default: one-cycle private memory, as the message-passing studies assume) or
+    /// `cached` (through the chip's caches and memory controllers, `[caches]` in the chip file; docs/shmem.md).
+    #[arg(long, value_name = "MODEL", default_value = "private", value_parser = ["private", "cached"])]
+    pub memory: String,
     /// Write the program's communication profile (UDN chips): every point-to-point transfer per region between
     /// collectives, with its site and the links of its path; `nocmsg fc-plan` makes a flow-control plan of it.
     #[arg(long, value_name = "FILE")]
@@ -193,6 +197,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             env
         },
         comm_profile: args.comm_profile.is_some(),
+        cached_memory: args.memory == "cached",
     };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 

@@ -816,12 +816,13 @@ impl MemSystem {
                 self.controller_free[c] = start + u64::from(self.params.dram_cycles_per_line);
                 self.controllers[c].writes += 1;
                 self.controllers[c].queue_cycles += start - now;
-                dram.write(line * lb, &data);
-                if let Some(pending) = self.writebacks.get_mut(&line) {
-                    pending.0 -= 1;
-                    if pending.0 == 0 {
-                        self.writebacks.remove(&line);
-                    }
+                // The latest data written back (which a simulator write, `dma_write`, may have patched).
+                let pending = self.writebacks.get_mut(&line).expect("a write-back on its way is recorded");
+                dram.write(line * lb, &pending.1);
+                let _ = data;
+                pending.0 -= 1;
+                if pending.0 == 0 {
+                    self.writebacks.remove(&line);
                 }
             }
             (Endpoint::Tile(home), Msg::MemData { line, data }) => {
@@ -885,6 +886,43 @@ impl MemSystem {
     }
 
     // ---- outside the protocol --------------------------------------------------------------------------------
+
+    /// Writes `data` at `addr` from outside the cores (the simulator's services, such as a semihosting `read` into a
+    /// buffer), at once and without messages: into the home's copy if it holds the line and into memory, and every
+    /// other copy of the lines is dropped.
+    pub fn dma_write(&mut self, addr: u64, data: &[u8], dram: &mut dyn Dram) {
+        let lb = self.params.line_bytes;
+        dram.write(addr, data);
+        let (first, last) = (addr / lb, (addr + data.len() as u64).div_ceil(lb));
+        for line in first..last {
+            let lo = (line * lb).max(addr);
+            let hi = ((line + 1) * lb).min(addr + data.len() as u64);
+            let bytes = &data[(lo - addr) as usize..(hi - addr) as usize];
+            let off = (lo - line * lb) as usize;
+            if let Some(pending) = self.writebacks.get_mut(&line) {
+                pending.1[off..off + bytes.len()].copy_from_slice(bytes);
+            }
+            let Some(home) = self.homing.known_home(line * lb) else { continue };
+            if let Some(slot) = self.tiles[home].l2.peek(line) {
+                if matches!(self.tiles[home].state[slot], Line::Home { .. }) {
+                    self.line_bytes_mut(home, slot)[off..off + bytes.len()].copy_from_slice(bytes);
+                    self.mark_dirty(home, slot);
+                }
+            }
+            let sharers = self.tiles[home].dir.get_mut(&line).map(|e| std::mem::take(&mut e.sharers)).unwrap_or_default();
+            for s in sharers {
+                let t = &mut self.tiles[s];
+                if let Some(slot) = t.l2.peek(line) {
+                    if t.state[slot] == Line::Copy {
+                        t.l2.remove(line);
+                        t.l1.remove(line);
+                        t.state[slot] = Line::Empty;
+                    }
+                }
+            }
+            self.set_shared(home, line);
+        }
+    }
 
     /// The current value of `buf.len()` bytes at `addr` as the homes hold them (the coherent view; stores still in
     /// flight are not in it), for the simulator's own reads (semihosting, diagnostics).
