@@ -35,6 +35,10 @@ enum {
     NOCMSG_SYS_SLEEP = 0x101, /* block {seconds, nanoseconds}: this core's clock moves on that much */
     NOCMSG_SYS_ENVIRON = 0x102, /* block {buffer, capacity}: "NAME=VALUE\0...\0\0" if it fits; returns its size */
     NOCMSG_SYS_PROFILE = 0x103, /* block {kind, region, peer, tag, bytes, flags, site}: a communication profile record */
+    NOCMSG_SYS_THREAD_INFO = 0x104, /* block {index, count}: this core's thread index and its process's cores */
+    NOCMSG_SYS_THREAD_START = 0x105, /* block {thread, pc, a0, a1, tp}: start an idle core of the process; 0 or -1 */
+    NOCMSG_SYS_THREAD_EXIT = 0x106, /* block {value}: end this thread (its core idles); does not return */
+    NOCMSG_SYS_THREAD_JOIN = 0x107, /* block {thread, value}: wait for it to end, its value to the block; 0 or -1 */
 };
 
 static inline uintptr_t nocmsg_semihost(uintptr_t op, void *arg)

@@ -62,9 +62,21 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// Keep the library's communication profile ([`Chip::comm_profile`]; `--comm-profile`).
     pub comm_profile: bool,
-    /// Memory through the chip's caches and memory controllers (`[caches]`; `--memory cached`) instead of the
-    /// private one-cycle memory ([`crate::memory`]).
-    pub cached_memory: bool,
+    /// The cores' memory ([`crate::memory`]).
+    pub memory: MemoryOptions,
+}
+
+/// How the cores see memory.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryOptions {
+    /// Through the chip's caches and memory controllers (`[caches]`; `--memory cached`) instead of the private
+    /// one-cycle memory.
+    pub cached: bool,
+    /// Cores per process (0 or 1: each core its own): a process's cores share its address space as threads
+    /// (`--threads`); implies `cached`.
+    pub cores_per_process: usize,
+    /// Which sections are hashed for home (the others are homed at the tile touching them first).
+    pub hash_mode: crate::shmem::homing::HashMode,
 }
 
 /// Something the run reports while it goes.
@@ -320,7 +332,8 @@ impl Chip {
             diagnostics.push(Arc::new(ProgramDiagnostics::new(job.program)));
         }
         let functions = jobs[0].program.functions.clone();
-        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options)
+        let sections = program_sections(jobs[0].program, &envs[0]);
+        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options, sections)
     }
 
     /// The cores of one job (chip-wide indices from `first`) and their environment.
@@ -446,6 +459,7 @@ impl Chip {
         functions: Vec<Function>,
         diagnostics: Vec<Arc<ProgramDiagnostics>>,
         options: RunOptions,
+        sections: Vec<(u64, u64, crate::shmem::homing::Section)>,
     ) -> Result<Chip, LoadError> {
         let tiles = config.tiles();
         let sizes: Vec<usize> = jobs.iter().map(|j| j.tiles.len()).collect();
@@ -486,16 +500,26 @@ impl Chip {
                 )))
             }
         };
-        let memory = if options.cached_memory {
+        let memory = if options.memory.cached || options.memory.cores_per_process > 1 {
             if network.is_none() {
                 return Err(LoadError::Setting(format!("cached memory needs a chip with a network interface; {} has ni.kind = \"none\"", config.name)));
             }
             if config.misaligned_split() {
                 return Err(LoadError::Setting(format!("cached memory does not split misaligned accesses yet; {} has core.misaligned_access = \"split\"", config.name)));
             }
+            if jobs.len() > 1 {
+                return Err(LoadError::Setting("cached memory runs one job".into()));
+            }
             let placement = Placement::with_jobs(&options.tiles, tiles, &sizes);
-            let stack_top = envs.iter().map(|e| e.stack_top).max().unwrap_or(MEMORY_BASE);
-            Some(CachedMemory::new(&config, &mut cores, &placement.rank_node, stack_top).map_err(LoadError::Setting)?)
+            let env = &envs[0];
+            let layout = crate::memory::Layout {
+                cores_per_process: options.memory.cores_per_process.max(1),
+                heap_end: env.heap_end,
+                stack_top: env.stack_top,
+                sections,
+                hash_mode: options.memory.hash_mode,
+            };
+            Some(CachedMemory::new(&config, &mut cores, &placement.rank_node, &layout).map_err(LoadError::Setting)?)
         } else {
             None
         };
@@ -525,6 +549,13 @@ impl Chip {
         let limit = if self.options.max_cycles > 0 { self.options.max_cycles } else { u64::MAX };
         let mut lines: Vec<ConsoleLine> = Vec::new();
         let mut sched = Scheduler::new(self.cores.len());
+        if let Some(m) = self.memory.as_ref() {
+            // Threads not started yet wait in the memory system.
+            for rank in m.idle_cores() {
+                sched.ready.retain(|&r| r != rank);
+                sched.block(rank);
+            }
+        }
         let ticking = self.ni.as_ref().is_some_and(|ni| ni.drain_policy() == noc::DrainPolicy::Auto);
         // Only the UDN interface interrupts its cores (the others never arm them): the loops over armed sleepers
         // below are skipped elsewhere, to keep the other chips' speed.
@@ -964,6 +995,26 @@ fn network_stats(net: &Network) -> NetworkStats {
         link_flits,
         busiest_link_flits: busiest,
     }
+}
+
+/// The sections of `program`'s address space, as the hashing modes name them: its executable segment (text and
+/// read-only data), its data segment's file bytes (data) and the rest (bss), the heap and the stack reservation.
+fn program_sections(program: &Program, env: &CoreEnv) -> Vec<(u64, u64, crate::shmem::homing::Section)> {
+    use crate::shmem::homing::Section;
+    let mut sections = Vec::new();
+    for s in &program.segments {
+        if s.executable {
+            sections.push((s.address, s.address + s.mem_size, Section::Text));
+        } else {
+            let file_end = s.address + s.data.len() as u64;
+            sections.push((s.address, file_end, Section::Data));
+            sections.push((file_end, s.address + s.mem_size, Section::Bss));
+        }
+    }
+    sections.push((env.heap_start, env.heap_end, Section::Heap));
+    sections.push((env.heap_end, env.stack_top, Section::Stack));
+    sections.retain(|&(lo, hi, _)| lo < hi);
+    sections
 }
 
 /// A core sleeping in a wait loop: the loop's branch, the cycle of its next test, and the cycles per iteration.

@@ -112,11 +112,52 @@ pub struct CachedMemory {
     done: Vec<Done>,
     lo: u64,
     hi: u64,
+    /// Per core: the first core of its process (whose image is the address space), and what its thread does.
+    first: Vec<usize>,
+    threads: Vec<Thread>,
+    /// Per core: the core waiting to join its thread.
+    joiner: Vec<Option<usize>>,
+    /// Bytes of the stack reservation each thread of a process gets (thread `i` the `i`-th slice from the top).
+    stack_slice: u64,
+    /// Cores that were idle or waiting (blocked in the chip) and now go on, or have stopped.
+    woken: Vec<usize>,
 }
 
+/// What a core's thread does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Thread {
+    /// Idle: never started, or joined.
+    Idle,
+    Running,
+    /// Ended with this value, not joined yet.
+    Ended(u64),
+}
+
+/// How the address spaces of a run are laid out.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Cores per process (1: every core its own address space).
+    pub cores_per_process: usize,
+    pub heap_end: u64,
+    pub stack_top: u64,
+    /// The program's sections, for the hashing mode.
+    pub sections: Vec<(u64, u64, crate::shmem::homing::Section)>,
+    pub hash_mode: HashMode,
+}
+
+/// Thread starts cost this many cycles before the started core's first instruction (an inter-processor interrupt
+/// and a register load; our choice).
+pub const THREAD_START_CYCLES: u64 = 50;
+
 impl CachedMemory {
-    /// The memory system for `cores` (each its own address space) on `nodes`, over the chip's `[caches]`.
-    pub fn new(config: &ChipConfig, cores: &mut [Core], nodes: &[NodeId], stack_top: u64) -> Result<CachedMemory, String> {
+    /// The cores that start idle (every process's cores but its first), to keep off the run queue.
+    pub fn idle_cores(&self) -> Vec<usize> {
+        (0..self.threads.len()).filter(|&i| self.threads[i] == Thread::Idle).collect()
+    }
+
+    /// The memory system for `cores` on `nodes`, over the chip's `[caches]`: every `layout.cores_per_process`
+    /// consecutive cores share an address space (the first one's image; the others idle until started as threads).
+    pub fn new(config: &ChipConfig, cores: &mut [Core], nodes: &[NodeId], layout: &Layout) -> Result<CachedMemory, String> {
         let c = config.caches.as_ref().ok_or_else(|| format!("chip {} has no [caches] section: cached memory needs one", config.name))?;
         let mut net_cfg = config.network_config()?;
         net_cfg.vcs = 1;
@@ -137,11 +178,15 @@ impl CachedMemory {
             dram_latency_cycles: c.dram_latency_cycles,
             dram_cycles_per_line: c.dram_cycles_per_line,
         };
-        // One address space per core, homed at its core (its lines are its own): hash modes matter once threads share one.
-        let homing = Homing::new(Vec::new(), HashMode::None, Base::Local, (0..cores.len()).collect(), c.page_kib * 1024, c.line_bytes);
-        for (i, core) in cores.iter_mut().enumerate() {
-            core.memory_key = (i as u64) << KEY_SHIFT;
+        let k = layout.cores_per_process.max(1);
+        if cores.len() % k != 0 {
+            return Err(format!("{} cores do not make processes of {k} cores each", cores.len()));
         }
+        let homing = Homing::new(layout.sections.clone(), layout.hash_mode, Base::Local, (0..cores.len()).collect(), c.page_kib * 1024, c.line_bytes);
+        for (i, core) in cores.iter_mut().enumerate() {
+            core.memory_key = ((i - i % k) as u64) << KEY_SHIFT;
+        }
+        let slice = ((layout.stack_top - layout.heap_end) / k as u64) & !15;
         let width = config.mesh.width;
         let controller_node = c.controllers.iter().map(|&[x, y]| NodeId((y * width + x) * config.mesh.concentration)).collect();
         let n = cores.len();
@@ -155,12 +200,17 @@ impl CachedMemory {
             inbound: vec![0; n],
             core_node: nodes.to_vec(),
             controller_node,
-            alone: vec![true; n],
+            alone: vec![k == 1; n],
+            first: (0..n).map(|i| i - i % k).collect(),
+            threads: (0..n).map(|i| if i % k == 0 { Thread::Running } else { Thread::Idle }).collect(),
+            joiner: vec![None; n],
+            stack_slice: slice,
+            woken: Vec::new(),
             blocked: vec![None; n],
             handed: vec![false; n],
             done: Vec::new(),
             lo: MEMORY_BASE,
-            hi: stack_top,
+            hi: layout.stack_top,
         })
     }
 
@@ -289,12 +339,16 @@ impl CachedMemory {
             match op.op {
                 // The fence before a semihosting call: now the call.
                 Op::Ebreak => {
-                    self.semihost(cores, d.tile, op, env);
+                    if self.semihost(cores, d.tile, op, env) == NiOutcome::Blocked {
+                        // A join of a thread still running: the core waits on.
+                        continue;
+                    }
                 }
                 _ => cores[d.tile].replay(op, d.value, 0, env),
             }
             ready.push(d.tile);
         }
+        ready.append(&mut self.woken);
         ready
     }
 
@@ -381,6 +435,152 @@ impl CachedMemory {
 
     /// A semihosting call of core `rank` against the coherent view of its address space.
     fn semihost(&mut self, cores: &mut [Core], rank: usize, d: Decoded, env: &CoreEnv) -> NiOutcome {
+        use crate::semihost::{NOCMSG_SYS_THREAD_EXIT, NOCMSG_SYS_THREAD_INFO, NOCMSG_SYS_THREAD_JOIN, NOCMSG_SYS_THREAD_START};
+        let op = cores[rank].hart.x[10];
+        if matches!(op, NOCMSG_SYS_THREAD_INFO | NOCMSG_SYS_THREAD_START | NOCMSG_SYS_THREAD_EXIT | NOCMSG_SYS_THREAD_JOIN) {
+            return self.thread_call(cores, rank, d, env);
+        }
+        let outcome = self.semihost_call(cores, rank, d, env);
+        if outcome == NiOutcome::Stopped && self.first[rank] == rank {
+            // The process ends with its first thread: its idle cores stop with it.
+            self.end_process(cores, rank);
+        }
+        outcome
+    }
+
+    /// The process of core `main` ended: its idle and ended threads stop at the same cycle (running ones stop when
+    /// they end).
+    fn end_process(&mut self, cores: &mut [Core], main: usize) {
+        let end = cores[main].end_cycle.unwrap_or(cores[main].hart.cycle);
+        for q in (main + 1..self.first.len()).take_while(|&q| self.first[q] == main) {
+            if self.threads[q] != Thread::Running {
+                cores[q].hart.cycle = end;
+                cores[q].exit(0);
+                self.woken.push(q);
+            }
+        }
+    }
+
+    /// Reads 8-byte field `i` of the parameter block at `block` in core `rank`'s address space.
+    fn block_field(&mut self, cores: &mut [Core], rank: usize, block: u64, i: u64) -> Option<u64> {
+        let (key, owner) = (cores[rank].memory_key, self.first[rank]);
+        let mut buf = [0u8; 8];
+        let addr = block.checked_add(8 * i)?;
+        if addr < self.lo || addr + 8 > self.hi {
+            return None;
+        }
+        self.ms.peek(key | addr, &mut buf, &mut DramOf { ram: &mut cores[owner].mem.ram, owner });
+        Some(u64::from_le_bytes(buf))
+    }
+
+    /// The thread calls (`crate::semihost::NOCMSG_SYS_THREAD_*`), which start, end and join the cores of a process.
+    fn thread_call(&mut self, cores: &mut [Core], rank: usize, d: Decoded, env: &CoreEnv) -> NiOutcome {
+        use crate::semihost::{NOCMSG_SYS_THREAD_EXIT, NOCMSG_SYS_THREAD_INFO, NOCMSG_SYS_THREAD_JOIN, NOCMSG_SYS_THREAD_START};
+        let (op, block) = (cores[rank].hart.x[10], cores[rank].hart.x[11]);
+        let first = self.first[rank];
+        let count = (first..self.first.len()).take_while(|&q| self.first[q] == first).count();
+        let now = cores[rank].hart.cycle;
+        let bad = |core: &mut Core, what: &str| {
+            core.fault(FaultKind::System, format!("semihosting: {what}: parameter block at {block:#x} is not readable memory"));
+            NiOutcome::Stopped
+        };
+        let result = match op {
+            NOCMSG_SYS_THREAD_INFO => {
+                let owner = first;
+                let key = cores[rank].memory_key;
+                if block < self.lo || block + 16 > self.hi {
+                    return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_INFO");
+                }
+                let mut data = ((rank - first) as u64).to_le_bytes().to_vec();
+                data.extend_from_slice(&(count as u64).to_le_bytes());
+                self.ms.dma_write(key | block, &data, &mut DramOf { ram: &mut cores[owner].mem.ram, owner });
+                0
+            }
+            NOCMSG_SYS_THREAD_START => {
+                let fields: Option<Vec<u64>> = (0..5).map(|i| self.block_field(cores, rank, block, i)).collect();
+                let Some(f) = fields else { return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_START") };
+                let thread = f[0];
+                if thread == 0 || thread >= count as u64 || first + thread as usize == rank || self.threads[first + thread as usize] == Thread::Running {
+                    u64::MAX
+                } else {
+                    let q = first + thread as usize;
+                    let gp = cores[rank].hart.x[3];
+                    let top = self.hi - thread * self.stack_slice;
+                    let t = &mut cores[q];
+                    t.hart.pc = f[1];
+                    t.hart.x = [0; 32];
+                    t.hart.x[10] = f[2];
+                    t.hart.x[11] = f[3];
+                    t.hart.x[4] = f[4];
+                    t.hart.x[3] = gp;
+                    t.hart.x[2] = top;
+                    t.hart.cycle = t.hart.cycle.max(now + THREAD_START_CYCLES);
+                    self.threads[q] = Thread::Running;
+                    self.woken.push(q);
+                    0
+                }
+            }
+            NOCMSG_SYS_THREAD_EXIT => {
+                let Some(value) = self.block_field(cores, rank, block, 0) else { return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_EXIT") };
+                cores[rank].finish_semihosting(d, Ok(crate::semihost::Outcome::Continue), env);
+                if rank == first {
+                    // The first thread ending ends the process, as returning from main does.
+                    cores[rank].exit(value as i64);
+                    self.end_process(cores, rank);
+                    return NiOutcome::Stopped;
+                }
+                if cores[first].running() {
+                    self.threads[rank] = Thread::Ended(value);
+                    if let Some(j) = self.joiner[rank].take() {
+                        self.threads[rank] = Thread::Idle;
+                        let at = cores[rank].hart.cycle;
+                        cores[j].hart.cycle = cores[j].hart.cycle.max(at);
+                        self.joined(cores, j, value, d, env);
+                        self.woken.push(j);
+                    }
+                    return NiOutcome::Blocked;
+                }
+                // Its process has ended: the core stops.
+                cores[rank].exit(0);
+                return NiOutcome::Stopped;
+            }
+            NOCMSG_SYS_THREAD_JOIN => {
+                let Some(thread) = self.block_field(cores, rank, block, 0) else { return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_JOIN") };
+                let q = first + thread as usize;
+                if thread >= count as u64 || q == rank || self.joiner[q].is_some() {
+                    u64::MAX
+                } else {
+                    match self.threads[q] {
+                        Thread::Idle => u64::MAX,
+                        Thread::Ended(v) => {
+                            self.threads[q] = Thread::Idle;
+                            self.joined(cores, rank, v, d, env);
+                            return NiOutcome::Continue;
+                        }
+                        Thread::Running => {
+                            self.joiner[q] = Some(rank);
+                            return NiOutcome::Blocked;
+                        }
+                    }
+                }
+            }
+            _ => unreachable!("a thread call"),
+        };
+        cores[rank].hart.x[10] = result;
+        cores[rank].finish_semihosting(d, Ok(crate::semihost::Outcome::Continue), env);
+        NiOutcome::Continue
+    }
+
+    /// Core `j`'s join call ends: the joined thread's `value` goes to its block's second field, 0 to a0.
+    fn joined(&mut self, cores: &mut [Core], j: usize, value: u64, d: Decoded, env: &CoreEnv) {
+        let (key, owner, block) = (cores[j].memory_key, self.first[j], cores[j].hart.x[11]);
+        self.ms.dma_write(key | (block + 8), &value.to_le_bytes(), &mut DramOf { ram: &mut cores[owner].mem.ram, owner });
+        cores[j].hart.x[10] = 0;
+        cores[j].finish_semihosting(d, Ok(crate::semihost::Outcome::Continue), env);
+    }
+
+    /// Any other semihosting call of core `rank`, against the coherent view of its address space.
+    fn semihost_call(&mut self, cores: &mut [Core], rank: usize, d: Decoded, env: &CoreEnv) -> NiOutcome {
         let key = cores[rank].memory_key;
         let owner = (key >> KEY_SHIFT) as usize;
         // The owner's image is main memory; lend it to the view for the call.

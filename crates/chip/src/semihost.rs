@@ -54,6 +54,17 @@ pub const NOCMSG_SYS_ENVIRON: u64 = 0x102;
 /// Block {kind, region, peer, tag, bytes, flags, site}: a communication profile record of libnocmsg (kept when the
 /// run makes a profile, `nocmsg run --comm-profile`; see [`crate::profile`]). Returns 0.
 pub const NOCMSG_SYS_PROFILE: u64 = 0x103;
+/// Threads (cores sharing an address space, `nocmsg run --threads`; `crate::memory`). Block {index, count}: this
+/// core's thread index in its process and the process's cores. Returns 0. Without threads: {0, 1}.
+pub const NOCMSG_SYS_THREAD_INFO: u64 = 0x104;
+/// Block {thread, pc, a0, a1, tp}: starts the process's idle core `thread` at `pc` with those registers, its own
+/// stack, and the caller's gp. Returns 0, or -1 (no such thread, the caller itself, or one still running).
+pub const NOCMSG_SYS_THREAD_START: u64 = 0x105;
+/// Block {value}: this thread ends with `value`; its core idles until started again. Does not return.
+pub const NOCMSG_SYS_THREAD_EXIT: u64 = 0x106;
+/// Block {thread, value}: waits until thread `thread` has ended, stores its value in the block's second field and
+/// returns 0; -1 for no such thread, the caller itself, or one never started.
+pub const NOCMSG_SYS_THREAD_JOIN: u64 = 0x107;
 
 /// `ADP_Stopped_ApplicationExit`: the reason code of a normal exit.
 const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
@@ -465,6 +476,13 @@ pub fn call(core: &mut Core, env: &CoreEnv, memory: Option<&mut dyn GuestMemory>
             }
             0
         }
+        // Without threads a process is one core.
+        NOCMSG_SYS_THREAD_INFO => {
+            ram.store(arg, 8, 0).and_then(|_| ram.store(arg + 8, 8, 1)).map_err(|_| format!("NOCMSG_SYS_THREAD_INFO block at {arg:#x} is not writable memory"))?;
+            0
+        }
+        NOCMSG_SYS_THREAD_START | NOCMSG_SYS_THREAD_JOIN => u64::MAX,
+        NOCMSG_SYS_THREAD_EXIT => return Ok(Outcome::Exit(field(ram, arg, 0)? as i64)),
         NOCMSG_SYS_ENVIRON => {
             let (buf, cap) = (field(ram, arg, 0)?, field(ram, arg, 1)?);
             let text = env.environment.as_bytes();

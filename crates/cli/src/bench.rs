@@ -167,7 +167,7 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
             background: vec![],
             env: vec![],
             comm_profile: false,
-            cached_memory: false,
+            memory: Default::default(),
         };
         let mut chip = Chip::new(config.clone(), &prog, options).map_err(|e| crate::Exit::Usage(e.to_string()))?;
         let (end, stats) = chip.run(&mut |_| {});

@@ -88,7 +88,7 @@ fn options(args: &RunArgs, work_dir: &std::path::Path) -> RunOptions {
         background: args.background.clone(),
         env: args.env.clone(),
         comm_profile: false,
-        cached_memory: args.memory == "cached",
+        memory: chip::chip::MemoryOptions { cached: args.memory == "cached", ..Default::default() },
     }
 }
 

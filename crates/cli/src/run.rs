@@ -61,6 +61,16 @@ pub struct RunArgs {
     /// `cached` (through the chip's caches and memory controllers, `[caches]` in the chip file; docs/shmem.md).
     #[arg(long, value_name = "MODEL", default_value = "private", value_parser = ["private", "cached"])]
     pub memory: String,
+    /// Run the program as one process whose cores are its threads: they share its address space through the caches
+    /// (implies --memory cached). The first core runs main; the others idle until the program starts them
+    /// (nocmsg_thread.h).
+    #[arg(long)]
+    pub threads: bool,
+    /// With cached memory, which program sections are hashed for home (the hybrid MPI/OpenMP study's modes): none,
+    /// ro (text, read-only data), static (also data, bss), allbutstack (also the heap), all. The rest is homed at the
+    /// tile that touches each page first.
+    #[arg(long, value_name = "MODE", default_value = "none", value_parser = chip::shmem::homing::HashMode::parse)]
+    pub hash_mode: chip::shmem::homing::HashMode,
     /// Write the program's communication profile (UDN chips): every point-to-point transfer per region between
     /// collectives, with its site and the links of its path; `nocmsg fc-plan` makes a flow-control plan of it.
     #[arg(long, value_name = "FILE")]
@@ -181,6 +191,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !work_dir.is_dir() {
         return Err(Exit::Usage(format!("--work-dir {}: not a directory", work_dir.display())).into());
     }
+    let tiles_count = tiles.len();
     let options = RunOptions {
         tiles,
         args: args.program_args().to_vec(),
@@ -197,7 +208,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             env
         },
         comm_profile: args.comm_profile.is_some(),
-        cached_memory: args.memory == "cached",
+        memory: chip::chip::MemoryOptions {
+            cached: args.memory == "cached" || args.threads,
+            cores_per_process: if args.threads { tiles_count } else { 1 },
+            hash_mode: args.hash_mode,
+        },
     };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 

@@ -102,8 +102,9 @@ impl Homing {
         Homing { sections, mode, base, tiles, page_bytes, line_bytes, first_touch: HashMap::new() }
     }
 
-    /// The section holding `addr`.
+    /// The section holding `addr` (bits from 40 up name the address space, see `crate::memory`, and are ignored).
     pub fn section(&self, addr: u64) -> Section {
+        let addr = addr & ((1 << 40) - 1);
         let i = self.sections.partition_point(|s| s.0 <= addr);
         match i.checked_sub(1).map(|i| self.sections[i]) {
             Some((_, hi, section)) if addr < hi => section,

@@ -1,0 +1,79 @@
+/* threads.c - threads sharing an address space (nocmsg run --threads, nocmsg_thread.h): every thread adds to a
+ * counter with atomics, to another under a mutex, fills its part of a shared array, mallocs and prints; main
+ * joins them and checks what they left. The same output on every chip, core count and hashing mode. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <nocmsg_thread.h>
+
+#define ROUNDS 200
+#define SLOTS 64
+
+static volatile uint64_t atomic_count;
+static uint64_t locked_count;
+static nocmsg_mutex_t lock = NOCMSG_MUTEX_INIT;
+static uint64_t slots[SLOTS * 64];
+static __thread int my_index = -1;
+
+static void *work(void *arg)
+{
+    int self = (int)(uintptr_t)arg;
+    my_index = self;
+    for (int i = 0; i < ROUNDS; i++) {
+        __atomic_fetch_add(&atomic_count, 1, __ATOMIC_RELAXED);
+        nocmsg_mutex_lock(&lock);
+        locked_count++;
+        nocmsg_mutex_unlock(&lock);
+    }
+    /* Its own slots, and memory from the shared heap. */
+    for (int i = 0; i < SLOTS; i++)
+        slots[self * SLOTS + i] = (uint64_t)self * 1000 + (uint64_t)i;
+    char *p = malloc(100 + (size_t)self);
+    if (!p)
+        return (void *)(uintptr_t)-1;
+    memset(p, self, 100 + (size_t)self);
+    int ok = 1;
+    for (int i = 0; i < 100 + self; i++)
+        ok &= p[i] == (char)self;
+    free(p);
+    return (void *)(uintptr_t)(ok && my_index == self ? 2 * self + 1 : 0);
+}
+
+int main(void)
+{
+    int n = nocmsg_thread_count();
+    printf("thread %d of %d\n", nocmsg_thread_self(), n);
+    if (n > 64)
+        n = 64;
+    my_index = 0;
+    for (int t = 1; t < n; t++)
+        if (nocmsg_thread_start(t, work, (void *)(uintptr_t)t) != 0) {
+            printf("thread %d did not start\n", t);
+            return 1;
+        }
+    printf("started %d threads; starting thread 1 again fails: %d\n", n - 1, n > 1 ? nocmsg_thread_start(1, work, 0) : -1);
+    work((void *)(uintptr_t)0);
+    uint64_t returned = 0;
+    for (int t = 1; t < n; t++) {
+        void *r;
+        if (nocmsg_thread_join(t, &r) != 0) {
+            printf("thread %d did not join\n", t);
+            return 1;
+        }
+        returned += (uint64_t)(uintptr_t)r;
+    }
+    uint64_t sum = 0;
+    for (int i = 0; i < n * SLOTS; i++)
+        sum += slots[i];
+    uint64_t want_sum = 0;
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < SLOTS; i++)
+            want_sum += (uint64_t)t * 1000 + (uint64_t)i;
+    printf("atomic %llu (want %llu), locked %llu (want %llu), slots %s, returned %llu (want %llu), main's tls %d\n",
+           (unsigned long long)atomic_count, (unsigned long long)n * ROUNDS, (unsigned long long)locked_count,
+           (unsigned long long)n * ROUNDS, sum == want_sum ? "ok" : "WRONG", (unsigned long long)returned,
+           (unsigned long long)(n - 1) * (n + 1), my_index);
+    printf("joining thread 1 again fails: %d\n", n > 1 ? nocmsg_thread_join(1, NULL) : -1);
+    return atomic_count == (uint64_t)n * ROUNDS && locked_count == (uint64_t)n * ROUNDS && sum == want_sum ? 0 : 1;
+}
