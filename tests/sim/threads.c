@@ -1,14 +1,17 @@
 /* threads.c - threads sharing an address space (nocmsg run --threads, nocmsg_thread.h): every thread adds to a
- * counter with atomics, to another under a mutex, fills its part of a shared array, mallocs and prints; main
- * joins them and checks what they left. The same output on every chip, core count and hashing mode. */
+ * counter with atomics, to another under a mutex, fills its part of a shared array, works on an array on its stack
+ * and on one from the heap; main joins them and checks what they left. The same output on every chip, core count
+ * and hashing mode. Argument: rounds of counting (default 200). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <nocmsg_thread.h>
 
-#define ROUNDS 200
 #define SLOTS 64
+#define LOCAL 256
+
+static int rounds = 200;
 
 static volatile uint64_t atomic_count;
 static uint64_t locked_count;
@@ -20,7 +23,7 @@ static void *work(void *arg)
 {
     int self = (int)(uintptr_t)arg;
     my_index = self;
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0; i < rounds; i++) {
         __atomic_fetch_add(&atomic_count, 1, __ATOMIC_RELAXED);
         nocmsg_mutex_lock(&lock);
         locked_count++;
@@ -29,19 +32,36 @@ static void *work(void *arg)
     /* Its own slots, and memory from the shared heap. */
     for (int i = 0; i < SLOTS; i++)
         slots[self * SLOTS + i] = (uint64_t)self * 1000 + (uint64_t)i;
-    char *p = malloc(100 + (size_t)self);
+    char *p = malloc(2048 + (size_t)self);
     if (!p)
         return (void *)(uintptr_t)-1;
-    memset(p, self, 100 + (size_t)self);
     int ok = 1;
-    for (int i = 0; i < 100 + self; i++)
-        ok &= p[i] == (char)self;
+    for (int pass = 0; pass < 4; pass++) {
+        memset(p, self + pass, 2048 + (size_t)self);
+        for (int i = 0; i < 2048 + self; i++)
+            ok &= p[i] == (char)(self + pass);
+    }
     free(p);
+    /* Work on the stack. */
+    volatile uint64_t local[LOCAL];
+    uint64_t total = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        for (int i = 0; i < LOCAL; i++)
+            local[i] = (uint64_t)(i + pass + self);
+        for (int i = 0; i < LOCAL; i++)
+            total += local[i];
+    }
+    uint64_t want = 0;
+    for (int pass = 0; pass < 4; pass++)
+        want += (uint64_t)LOCAL * (uint64_t)(pass + self) + (uint64_t)LOCAL * (LOCAL - 1) / 2;
+    ok &= total == want;
     return (void *)(uintptr_t)(ok && my_index == self ? 2 * self + 1 : 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1)
+        rounds = atoi(argv[1]);
     int n = nocmsg_thread_count();
     printf("thread %d of %d\n", nocmsg_thread_self(), n);
     if (n > 64)
@@ -71,9 +91,9 @@ int main(void)
         for (int i = 0; i < SLOTS; i++)
             want_sum += (uint64_t)t * 1000 + (uint64_t)i;
     printf("atomic %llu (want %llu), locked %llu (want %llu), slots %s, returned %llu (want %llu), main's tls %d\n",
-           (unsigned long long)atomic_count, (unsigned long long)n * ROUNDS, (unsigned long long)locked_count,
-           (unsigned long long)n * ROUNDS, sum == want_sum ? "ok" : "WRONG", (unsigned long long)returned,
+           (unsigned long long)atomic_count, (unsigned long long)n * (unsigned long long)rounds, (unsigned long long)locked_count,
+           (unsigned long long)n * (unsigned long long)rounds, sum == want_sum ? "ok" : "WRONG", (unsigned long long)returned,
            (unsigned long long)(n - 1) * (n + 1), my_index);
     printf("joining thread 1 again fails: %d\n", n > 1 ? nocmsg_thread_join(1, NULL) : -1);
-    return atomic_count == (uint64_t)n * ROUNDS && locked_count == (uint64_t)n * ROUNDS && sum == want_sum ? 0 : 1;
+    return atomic_count == (uint64_t)n * (uint64_t)rounds && locked_count == (uint64_t)n * (uint64_t)rounds && sum == want_sum && returned == (uint64_t)(n - 1) * (uint64_t)(n + 1) ? 0 : 1;
 }

@@ -320,6 +320,8 @@ pub struct Core {
     pub memory_key: u64,
     /// With cached memory: cycles beyond L1 hits (`stalls.cache`).
     pub cache_cycles: u64,
+    /// With threads: cycles idle or joining (`stalls.idle`).
+    pub idle_cycles: u64,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -367,6 +369,7 @@ impl Core {
             job: 0,
             memory_key: 0,
             cache_cycles: 0,
+            idle_cycles: 0,
         }
     }
 
@@ -879,6 +882,14 @@ impl Core {
                 self.fault(FaultKind::System, format!("semihosting: {reason}"));
                 false
             }
+        }
+    }
+
+    /// With threads: the core does nothing until cycle `at` (idle, or waiting to join).
+    pub fn idle_until(&mut self, at: u64) {
+        if at > self.hart.cycle {
+            self.idle_cycles += at - self.hart.cycle;
+            self.hart.cycle = at;
         }
     }
 

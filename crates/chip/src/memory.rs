@@ -454,7 +454,7 @@ impl CachedMemory {
         let end = cores[main].end_cycle.unwrap_or(cores[main].hart.cycle);
         for q in (main + 1..self.first.len()).take_while(|&q| self.first[q] == main) {
             if self.threads[q] != Thread::Running {
-                cores[q].hart.cycle = end;
+                cores[q].idle_until(end);
                 cores[q].exit(0);
                 self.woken.push(q);
             }
@@ -514,7 +514,7 @@ impl CachedMemory {
                     t.hart.x[4] = f[4];
                     t.hart.x[3] = gp;
                     t.hart.x[2] = top;
-                    t.hart.cycle = t.hart.cycle.max(now + THREAD_START_CYCLES);
+                    t.idle_until(now + THREAD_START_CYCLES);
                     self.threads[q] = Thread::Running;
                     self.woken.push(q);
                     0
@@ -534,7 +534,7 @@ impl CachedMemory {
                     if let Some(j) = self.joiner[rank].take() {
                         self.threads[rank] = Thread::Idle;
                         let at = cores[rank].hart.cycle;
-                        cores[j].hart.cycle = cores[j].hart.cycle.max(at);
+                        cores[j].idle_until(at);
                         self.joined(cores, j, value, d, env);
                         self.woken.push(j);
                     }

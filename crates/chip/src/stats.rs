@@ -39,6 +39,9 @@ pub struct Stalls {
     /// atomics at their homes). Absent without cached memory.
     #[serde(skip_serializing_if = "is_zero")]
     pub cache: u64,
+    /// With threads: cycles the core was idle (before its thread started, after it ended) or waited to join one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub idle: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -47,7 +50,7 @@ fn is_zero(v: &u64) -> bool {
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni + self.cache
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni + self.cache + self.idle
     }
 }
 
@@ -104,6 +107,7 @@ impl CoreStats {
             sleep: core.sleep_cycles,
             ni: 0,
             cache: 0,
+            idle: core.idle_cycles,
         };
         CoreStats {
             core: core.rank,

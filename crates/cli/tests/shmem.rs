@@ -1,0 +1,151 @@
+//! Cached memory and threads (issue 19) seen from programs: `tests/sim/threads.c` as one process over the cores of
+//! udn-2x2 and tilepro-64 (`--threads`) in every hashing mode, programs with `--memory cached` against their
+//! private-memory output, fast against debug clocking, and the options' checks.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+const MODES: [&str; 5] = ["none", "ro", "static", "allbutstack", "all"];
+
+/// `source` built for `chip` (once per test run; under a lock, as the tests run in parallel threads).
+fn program(source: &str, chip: &str) -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _guard = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = DIR.get_or_init(|| scratch("shmem"));
+    let stem = |p: &str| Path::new(p).file_stem().unwrap().to_string_lossy().into_owned();
+    let out = dir.join(format!("{}-{}.elf", stem(source), stem(chip)));
+    if !out.exists() {
+        let mut cmd = Command::new(root().join("bin/nocmsg-cc"));
+        cmd.args(["--chip", chip, "-O2", "-Wall", "-Werror"]).arg(root().join(source)).arg("-o").arg(&out);
+        run_checked(&mut cmd, &format!("building {source}"));
+    }
+    out
+}
+
+fn run(chip: &str, options: &[&str], elf: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+        .args(["run", "--chip", chip])
+        .args(options)
+        .arg(elf)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("nocmsg runs")
+}
+
+/// A run's `--stats` without what differs between clockings and hosts.
+fn stats(json: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("host");
+    v.as_object_mut().unwrap().remove("clocking");
+    v
+}
+
+fn threads_expected(n: u64, rounds: u64) -> String {
+    format!(
+        "[core 0] thread 0 of {n}\n\
+         [core 0] started {} threads; starting thread 1 again fails: -1\n\
+         [core 0] atomic {c} (want {c}), locked {c} (want {c}), slots ok, returned {r} (want {r}), main's tls 0\n\
+         [core 0] joining thread 1 again fails: -1\n",
+        n - 1,
+        c = n * rounds,
+        r = (n - 1) * (n + 1)
+    )
+}
+
+#[test]
+fn threads_on_64_cores_give_one_result_in_every_hashing_mode_and_hashing_moves_cycles_as_documented() {
+    let chip = chip("tilepro-64");
+    let elf = program("tests/sim/threads.c", &chip);
+    let dir = scratch("shmem-modes");
+    let mut cycles = std::collections::HashMap::new();
+    for mode in MODES {
+        let json = dir.join(format!("{mode}.json"));
+        let out = run(&chip, &["--threads", "--hash-mode", mode, "--stats", json.to_str().unwrap()], &elf, &["20"]);
+        assert!(out.status.success(), "mode {mode}: {}", show(&out));
+        assert_eq!(text(&out.stdout), threads_expected(64, 20), "mode {mode}");
+        let s = stats(&json);
+        cycles.insert(mode, s["total_cycles"].as_u64().unwrap());
+        // Every core took part, and the memory system shows it.
+        let cores = s["cores"].as_array().unwrap();
+        assert_eq!(cores.len(), 64);
+        for c in cores {
+            let stalls: u64 = c["stalls"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+            assert_eq!(c["cycles"].as_u64().unwrap(), c["instructions"].as_u64().unwrap() + stalls, "mode {mode}: cycles = instructions + stalls");
+            assert!(c["memory"]["atomics"].as_u64().unwrap() > 0, "mode {mode}: core {} made no atomic", c["core"]);
+        }
+        let invalidations: u64 = cores.iter().map(|c| c["memory"]["invalidations_sent"].as_u64().unwrap()).sum();
+        assert!(invalidations > 0, "mode {mode}: shared lines are invalidated");
+        assert!(s["memory"]["controllers"].as_array().unwrap().iter().any(|c| c["reads"].as_u64().unwrap() > 0));
+    }
+    // docs/shmem.md: hashing the stacks sends every thread's stack accesses to remote homes; hashing bss spreads the
+    // counters' and slots' lines, which local homing puts on the one tile that touched their page first.
+    assert!(cycles["all"] > cycles["allbutstack"], "{cycles:?}");
+    assert!(cycles["static"] < cycles["ro"], "{cycles:?}");
+}
+
+#[test]
+fn cached_memory_and_threads_give_identical_stats_with_debug_clocking() {
+    let chip = chip("udn-2x2");
+    let dir = scratch("shmem-clocking");
+    let threads = program("tests/sim/threads.c", &chip);
+    let ring = program("tests/mpi/ring.c", &chip);
+    let cases: [(&str, &[&str], &Path, &[&str]); 3] = [
+        ("threads-none", &["--threads", "--hash-mode", "none"], &threads, &["10"]),
+        ("threads-all", &["--threads", "--hash-mode", "all"], &threads, &["10"]),
+        ("ring-cached", &["--memory", "cached"], &ring, &[]),
+    ];
+    for (name, options, elf, args) in cases {
+        let (fast, debug) = (dir.join(format!("{name}-fast.json")), dir.join(format!("{name}-debug.json")));
+        let a = run(&chip, &[options, &["--stats", fast.to_str().unwrap()]].concat(), elf, args);
+        let b = run(&chip, &[options, &["--debug-clocking", "--stats", debug.to_str().unwrap()]].concat(), elf, args);
+        assert!(a.status.success() && b.status.success(), "{name}: {}\n{}", show(&a), show(&b));
+        assert_eq!(a.stdout, b.stdout, "{name}: output");
+        assert_eq!(stats(&fast), stats(&debug), "{name}: stats differ between clockings");
+    }
+}
+
+#[test]
+fn programs_print_the_same_with_cached_memory_and_pay_for_their_misses() {
+    let chip = chip("udn-2x2");
+    let dir = scratch("shmem-same");
+    for source in ["tests/mpi/ring.c", "tests/sim/semihost.c"] {
+        let elf = program(source, &chip);
+        let (private, cached) = (dir.join("private.json"), dir.join("cached.json"));
+        let a = run(&chip, &["--stats", private.to_str().unwrap()], &elf, &[]);
+        let b = run(&chip, &["--memory", "cached", "--stats", cached.to_str().unwrap()], &elf, &[]);
+        assert!(a.status.success() && b.status.success(), "{source}: {}\n{}", show(&a), show(&b));
+        // The cores print at other cycles, so in another order.
+        let sorted = |o: &Output| {
+            let mut l: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+            l.sort();
+            l
+        };
+        assert_eq!(sorted(&a), sorted(&b), "{source}");
+        let (a, b) = (stats(&private), stats(&cached));
+        assert!(b["total_cycles"].as_u64() > a["total_cycles"].as_u64(), "{source}: misses cost cycles");
+        assert!(a["cores"][0].get("memory").is_none() && b["cores"][0]["memory"]["dram_reads"].as_u64().unwrap() > 0, "{source}");
+    }
+}
+
+#[test]
+fn memory_options_are_checked() {
+    // A chip without [caches].
+    let elf = program("tests/programs/hello.c", &chip("pimp-2x2"));
+    let out = run(&chip("pimp-2x2"), &["--threads"], &elf, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(text(&out.stderr).contains("has no [caches] section"), "{}", show(&out));
+    let out = run(&chip("udn-2x2"), &["--hash-mode", "most"], &elf, &[]);
+    assert!(text(&out.stderr).contains("unknown hashing mode \"most\""), "{}", show(&out));
+    // A memory network that is the interface's.
+    let dir = scratch("shmem-config");
+    let bad = dir.join("bad.toml");
+    let text_of = std::fs::read_to_string(root().join("chips/udn-2x2.toml")).unwrap().replace("network = 1\n", "network = 0\n");
+    std::fs::write(&bad, text_of).unwrap();
+    let out = run(bad.to_str().unwrap(), &["--memory", "cached"], &elf, &[]);
+    assert!(text(&out.stderr).contains("caches.network = 0: must name one of the chip's other physical networks"), "{}", show(&out));
+}
