@@ -424,11 +424,13 @@ impl Chip {
                 ram.write_bytes(s.address, &s.data).expect("checked to fit");
             }
             if let Some(b) = program.boot_block {
+                // With threads, a process of several cores is one rank (its image is its first core's).
+                let k = options.memory.cores_per_process.max(1);
                 let fields = [
                     BOOT_MAGIC,
                     BOOT_VERSION,
-                    rank as u64,
-                    job.tiles.len() as u64,
+                    (rank / k) as u64,
+                    (job.tiles.len() / k) as u64,
                     u64::from(mesh.width),
                     u64::from(mesh.height),
                     u64::from(mesh.concentration),
