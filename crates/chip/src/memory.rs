@@ -250,14 +250,20 @@ impl CachedMemory {
         t
     }
 
-    /// The cycle up to which core `rank`, at global cycle `now`, may run on its own: the horizon while nothing can
-    /// reach its caches before, else the next cycle.
+    /// The cycle up to which core `rank`, at global cycle `now`, may run on its own: the first at which something
+    /// could reach its tile (the horizon for a core alone in its address space with nothing on its way to it).
     pub fn limit(&self, rank: usize, now: u64, horizon: u64) -> u64 {
-        if self.inbound[rank] == 0 && self.alone[rank] {
-            horizon
-        } else {
-            horizon.min(now + 1)
+        if self.inbound[rank] > 0 {
+            return horizon.min(now + 1);
         }
+        if self.alone[rank] {
+            return horizon;
+        }
+        if self.ms.quiet(rank) {
+            // What reaches it must still leave, after `quiet_cycles`, and cross the network, in a cycle at least.
+            return horizon.min(now + self.ms.quiet_cycles() + 1);
+        }
+        horizon.min(now + 1)
     }
 
     /// Whether anything is on its way to core `rank`'s tile.

@@ -79,7 +79,7 @@ pub struct RunArgs {
     /// jobs run at once on disjoint tile sets, each with its own ranks 0.. (its tiles in order) and output (lines
     /// `[job J rank R]`); the run reports which jobs' routes share links, and runs each job once more alone to report
     /// how much the others perturbed it (also in --stats: `jobs`).
-    #[arg(long = "job", value_name = "TILES:PROGRAM [ARGS]", conflicts_with_all = ["cores", "tiles", "comm_profile", "profile", "command"])]
+    #[arg(long = "job", value_name = "TILES:PROGRAM [ARGS]", conflicts_with_all = ["cores", "tiles", "comm_profile", "profile", "command", "threads"])]
     pub jobs: Vec<String>,
     /// Program (RV64 ELF built with bin/nocmsg-cc for the chip's core.isa), then its arguments: everything after the program goes to it
     /// untouched, options like `-n` included.

@@ -295,6 +295,8 @@ struct Tile {
     dir: HashMap<u64, DirEntry>,
     /// The line this core's LR reserved, if the reservation stands.
     reserved: Option<u64>,
+    /// Lines homed here with a transaction under way (fetching, invalidating).
+    txns: u32,
     counters: TileCounters,
 }
 
@@ -342,6 +344,7 @@ impl MemSystem {
             wait: Wait::None,
             dir: HashMap::new(),
             reserved: None,
+            txns: 0,
             counters: TileCounters { miss_latency_log2: vec![0; 24], ..TileCounters::default() },
         };
         let slots = tile.l2.slots();
@@ -386,6 +389,20 @@ impl MemSystem {
     /// Whether tile `tile`'s core waits for the memory system.
     pub fn waiting(&self, tile: usize) -> bool {
         self.tiles[tile].wait != Wait::None
+    }
+
+    /// Whether nothing tile `tile` started is under way (no access waiting, no store unacknowledged, no transaction
+    /// at its home): then only a request another tile makes from now on, or an invalidation a home sends from now
+    /// on, can reach it, and neither leaves before [`MemSystem::quiet_cycles`] have passed.
+    pub fn quiet(&self, tile: usize) -> bool {
+        let t = &self.tiles[tile];
+        t.wait == Wait::None && t.pending_writes == 0 && t.txns == 0
+    }
+
+    /// The fewest cycles between anything happening and a message it causes leaving for a quiet tile: a request
+    /// leaves after its L2 lookup, a home's invalidation after its service time.
+    pub fn quiet_cycles(&self) -> u64 {
+        u64::from(self.params.l2.latency_cycles.min(self.params.home_cycles))
     }
 
     /// Stores of tile `tile` not yet acknowledged by their homes.
@@ -608,11 +625,13 @@ impl MemSystem {
                 let controller = self.controller_of(line);
                 self.tiles[home].counters.dram_reads += 1;
                 self.tiles[home].dir.entry(line).or_default().txn = Some(Txn { phase: Phase::Fetching, queue });
+                self.tiles[home].txns += 1;
                 self.send(now, Endpoint::Tile(home), Endpoint::Controller(controller), Msg::MemRead { line, home });
                 return;
             }
             if let Some(phase) = self.serve(home, line, req, now) {
                 self.tiles[home].dir.entry(line).or_default().txn = Some(Txn { phase, queue });
+                self.tiles[home].txns += 1;
                 self.set_busy(home, line, true);
                 return;
             }
@@ -829,6 +848,7 @@ impl MemSystem {
                 self.install(home, line, Line::Home { dirty: false, busy: false, shared: false }, &data, now);
                 self.set_shared(home, line);
                 let txn = self.tiles[home].dir.get_mut(&line).and_then(|e| e.txn.take()).expect("a fetch was under way");
+                self.tiles[home].txns -= 1;
                 self.serve_queue(home, line, txn.queue, now);
             }
             (Endpoint::Tile(home), Msg::Read { line, from }) => self.home_request(home, line, Req::Read { from }, now),
@@ -857,6 +877,7 @@ impl MemSystem {
                 if *acks == 0 {
                     let then = *then;
                     let txn = entry.txn.take().expect("busy");
+                    self.tiles[home].txns -= 1;
                     self.set_busy(home, line, false);
                     self.answer(home, now, then);
                     self.serve_queue(home, line, txn.queue, now);
