@@ -1,5 +1,5 @@
 /* threads.c - threads sharing an address space (nocmsg run --threads, nocmsg_thread.h): every thread adds to a
- * counter with atomics, to another under a mutex, fills its part of a shared array, works on an array on its stack
+ * counter with AMOs, to another with compare-and-swap (LR/SC), to a third under a mutex, fills its part of a shared array, works on an array on its stack
  * and on one from the heap; main joins them and checks what they left. The same output on every chip, core count
  * and hashing mode. Argument: rounds of counting (default 200). */
 #include <stdint.h>
@@ -13,7 +13,7 @@
 
 static int rounds = 200;
 
-static volatile uint64_t atomic_count;
+static volatile uint64_t atomic_count, cas_count;
 static uint64_t locked_count;
 static nocmsg_mutex_t lock = NOCMSG_MUTEX_INIT;
 static uint64_t slots[SLOTS * 64];
@@ -25,6 +25,10 @@ static void *work(void *arg)
     my_index = self;
     for (int i = 0; i < rounds; i++) {
         __atomic_fetch_add(&atomic_count, 1, __ATOMIC_RELAXED);
+        /* A compare-and-swap loop: LR/SC on RISC-V. */
+        uint64_t seen = __atomic_load_n(&cas_count, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&cas_count, &seen, seen + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
         nocmsg_mutex_lock(&lock);
         locked_count++;
         nocmsg_mutex_unlock(&lock);
@@ -90,10 +94,11 @@ int main(int argc, char **argv)
     for (int t = 0; t < n; t++)
         for (int i = 0; i < SLOTS; i++)
             want_sum += (uint64_t)t * 1000 + (uint64_t)i;
+    printf("cas %llu (want %llu)\n", (unsigned long long)cas_count, (unsigned long long)n * (unsigned long long)rounds);
     printf("atomic %llu (want %llu), locked %llu (want %llu), slots %s, returned %llu (want %llu), main's tls %d\n",
            (unsigned long long)atomic_count, (unsigned long long)n * (unsigned long long)rounds, (unsigned long long)locked_count,
            (unsigned long long)n * (unsigned long long)rounds, sum == want_sum ? "ok" : "WRONG", (unsigned long long)returned,
            (unsigned long long)(n - 1) * (n + 1), my_index);
     printf("joining thread 1 again fails: %d\n", n > 1 ? nocmsg_thread_join(1, NULL) : -1);
-    return atomic_count == (uint64_t)n * (uint64_t)rounds && locked_count == (uint64_t)n * (uint64_t)rounds && sum == want_sum && returned == (uint64_t)(n - 1) * (uint64_t)(n + 1) ? 0 : 1;
+    return atomic_count == (uint64_t)n * (uint64_t)rounds && cas_count == (uint64_t)n * (uint64_t)rounds && locked_count == (uint64_t)n * (uint64_t)rounds && sum == want_sum && returned == (uint64_t)(n - 1) * (uint64_t)(n + 1) ? 0 : 1;
 }
