@@ -64,6 +64,8 @@ pub struct RunOptions {
     pub comm_profile: bool,
     /// The cores' memory ([`crate::memory`]).
     pub memory: MemoryOptions,
+    /// Seeded start skew and noise on the cores (`--perturb`; [`crate::perturb`]).
+    pub perturb: Option<crate::perturb::PerturbSpec>,
 }
 
 /// How the cores see memory.
@@ -253,6 +255,7 @@ pub struct Chip {
     background: Option<Background>,
     /// The cache hierarchy and memory system, with cached memory.
     memory: Option<CachedMemory>,
+    perturbation: Option<crate::perturb::Perturbation>,
 }
 
 /// One program of a run and the tiles it runs on: its ranks 0.. in the order of `tiles` ([`Chip::new_jobs`]).
@@ -467,7 +470,8 @@ impl Chip {
         let sizes: Vec<usize> = jobs.iter().map(|j| j.tiles.len()).collect();
         let mut ni = ni::build(&config, Placement::with_jobs(&options.tiles, tiles, &sizes));
         if let Some(ni) = ni.as_mut() {
-            ni.set_debug_clocking(options.debug_clocking);
+            // Perturbed cores must poll as they would run: the noise between two polls decides when they notice.
+            ni.set_debug_clocking(options.debug_clocking || options.perturb.is_some());
         }
         for env in &mut envs {
             env.ni_mapped = ni.as_ref().map(|ni| ni.mapped()).unwrap_or_default();
@@ -525,7 +529,15 @@ impl Chip {
         } else {
             None
         };
-        Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background, memory })
+        let perturbation = options.perturb.map(|spec| {
+            let (p, skews) = crate::perturb::Perturbation::new(spec, cores.len());
+            for (core, skew) in cores.iter_mut().zip(skews) {
+                core.hart.cycle += skew;
+                core.noise_cycles += skew;
+            }
+            p
+        });
+        Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background, memory, perturbation })
     }
 
     /// The jobs of the run (one for [`Chip::new`]).
@@ -576,11 +588,25 @@ impl Chip {
             for rank in std::mem::take(&mut sched.ready) {
                 let core = &mut self.cores[rank];
                 let local = if ticking { self.ni.as_mut().and_then(|ni| ni.local(rank)) } else { None };
-                let (until, memory) = match self.memory.as_mut() {
+                let (mut until, memory) = match self.memory.as_mut() {
                     Some(m) => (m.limit(rank, now, horizon), Some(&mut m.ms)),
                     None => (horizon, None),
                 };
-                match core.run(until, &self.envs[core.job], local, memory) {
+                if let Some(p) = self.perturbation.as_mut() {
+                    // Noise falls at the first instruction boundary at or after its cycle that the chip sees: where
+                    // the core stopped (below), or where it comes back from a wait (here).
+                    let lost = p.due(rank, core.hart.cycle);
+                    core.hart.cycle += lost;
+                    core.noise_cycles += lost;
+                    until = until.min(p.next(rank));
+                }
+                let stop = core.run(until, &self.envs[core.job], local, memory);
+                if let Some(p) = self.perturbation.as_mut().filter(|_| core.running()) {
+                    let lost = p.due(rank, core.hart.cycle);
+                    core.hart.cycle += lost;
+                    core.noise_cycles += lost;
+                }
+                match stop {
                     RunStop::Horizon => sched.ready.push(rank),
                     RunStop::Memory(d) => {
                         self.memory.as_mut().expect("cached memory").handed[rank] = true;
@@ -604,8 +630,9 @@ impl Chip {
             }
             // The next instant anything outside a core happens: an NI instruction, a waking core, the horizon.
             let mut t = sched.next_ni_cycle().min(horizon);
-            // With cached memory, cores that stopped at their limit go on from their cycle, the network no further.
-            if self.memory.is_some() {
+            // Cores that stopped before the horizon (their memory system's limit, a perturbation) go on from their
+            // cycle, the network no further.
+            if self.memory.is_some() || self.perturbation.is_some() {
                 for &rank in &sched.ready {
                     t = t.min(self.cores[rank].hart.cycle);
                 }
@@ -727,7 +754,7 @@ impl Chip {
                     match ni.execute(core, d, net, &self.envs[core.job]) {
                         NiOutcome::Continue => sched.ready.push(rank),
                         NiOutcome::Blocked => sched.block(rank),
-                        NiOutcome::Waiting { period } if !debug => sched.sleep(rank, d, core.hart.cycle, period),
+                        NiOutcome::Waiting { period } if !debug && self.perturbation.is_none() => sched.sleep(rank, d, core.hart.cycle, period),
                         NiOutcome::Waiting { .. } => {
                             sched.wait_op[rank] = Some(d);
                             sched.ready.push(rank);

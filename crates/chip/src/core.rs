@@ -322,6 +322,8 @@ pub struct Core {
     pub cache_cycles: u64,
     /// With threads: cycles idle or joining (`stalls.idle`).
     pub idle_cycles: u64,
+    /// Cycles lost to the seeded perturbation (`stalls.noise`; `crate::perturb`).
+    pub noise_cycles: u64,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -370,6 +372,7 @@ impl Core {
             memory_key: 0,
             cache_cycles: 0,
             idle_cycles: 0,
+            noise_cycles: 0,
         }
     }
 

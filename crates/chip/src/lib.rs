@@ -23,6 +23,7 @@ pub mod diagnose;
 pub mod elf;
 pub mod footprint;
 pub mod memory;
+pub mod perturb;
 pub mod ni;
 pub mod profile;
 pub mod semihost;

@@ -42,6 +42,9 @@ pub struct Stalls {
     /// With threads: cycles the core was idle (before its thread started, after it ended) or waited to join one.
     #[serde(skip_serializing_if = "is_zero")]
     pub idle: u64,
+    /// With `--perturb`: the start skew and the noise events.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub noise: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -50,7 +53,7 @@ fn is_zero(v: &u64) -> bool {
 
 impl Stalls {
     pub fn total(&self) -> u64 {
-        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni + self.cache + self.idle
+        self.load_use + self.branch + self.jump + self.mul + self.div + self.memory + self.alu + self.fp + self.atomic + self.misaligned + self.sleep + self.ni + self.cache + self.idle + self.noise
     }
 }
 
@@ -108,6 +111,7 @@ impl CoreStats {
             ni: 0,
             cache: 0,
             idle: core.idle_cycles,
+            noise: core.noise_cycles,
         };
         CoreStats {
             core: core.rank,

@@ -37,7 +37,7 @@ fn words(w: &[u32]) -> Vec<u8> {
 
 /// Runs to the end (at most 1000 cycles) and returns the chip and the stats as JSON.
 fn run(config: ChipConfig, program: &Program) -> (Chip, serde_json::Value) {
-    let options = RunOptions { tiles: vec![0], args: vec![], debug_clocking: false, max_cycles: 1_000, work_dir: std::env::temp_dir(), profile: false, background: vec![], env: vec![], comm_profile: false, memory: Default::default() };
+    let options = RunOptions { tiles: vec![0], args: vec![], debug_clocking: false, max_cycles: 1_000, work_dir: std::env::temp_dir(), profile: false, background: vec![], env: vec![], comm_profile: false, memory: Default::default(), perturb: None };
     let mut chip = Chip::new(config, program, options).unwrap();
     let (end, stats) = chip.run(&mut |_| {});
     assert!(!matches!(end, RunEnd::CycleLimit { .. }) || chip.cores[0].running(), "{end:?}");
@@ -110,6 +110,7 @@ fn a_program_built_for_more_than_the_chip_has_is_refused_in_one_line() {
         env: vec![],
         comm_profile: false,
         memory: Default::default(),
+        perturb: None,
     }) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("an rv64gc program loaded on an rv64imac chip"),

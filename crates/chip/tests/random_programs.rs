@@ -69,7 +69,7 @@ fn program(words: &[u32]) -> Program {
 
 fn run(words: &[u32], chip_text: &str, debug: bool, dir: &std::path::Path) -> (RunEnd, serde_json::Value, Vec<(u64, usize, Vec<u8>)>) {
     let config = ChipConfig::parse(chip_text, "fuzz").unwrap();
-    let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf(), profile: false, background: vec![], env: vec![], comm_profile: false, memory: Default::default() };
+    let options = RunOptions { tiles: (0..4).collect(), args: vec![], debug_clocking: debug, max_cycles: 3_000, work_dir: dir.to_path_buf(), profile: false, background: vec![], env: vec![], comm_profile: false, memory: Default::default(), perturb: None };
     let mut chip = Chip::new(config, &program(words), options).unwrap();
     let mut lines = Vec::new();
     let (end, stats) = chip.run(&mut |e| {

@@ -168,6 +168,7 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
             env: vec![],
             comm_profile: false,
             memory: Default::default(),
+            perturb: None,
         };
         let mut chip = Chip::new(config.clone(), &prog, options).map_err(|e| crate::Exit::Usage(e.to_string()))?;
         let (end, stats) = chip.run(&mut |_| {});

@@ -89,6 +89,7 @@ fn options(args: &RunArgs, work_dir: &std::path::Path) -> RunOptions {
         env: args.env.clone(),
         comm_profile: false,
         memory: chip::chip::MemoryOptions { cached: args.memory == "cached", ..Default::default() },
+        perturb: args.perturb,
     }
 }
 

@@ -71,6 +71,10 @@ pub struct RunArgs {
     /// tile that touches each page first.
     #[arg(long, value_name = "MODE", default_value = "none", value_parser = chip::shmem::homing::HashMode::parse)]
     pub hash_mode: chip::shmem::homing::HashMode,
+    /// Seeded perturbation, to study run-to-run variation (each seed deterministic): `seed=S,skew=C,period=P,noise=N`
+    /// starts every core up to C cycles late and takes N cycles from it about every P cycles (stalls.noise).
+    #[arg(long, value_name = "SPEC", value_parser = chip::perturb::PerturbSpec::parse)]
+    pub perturb: Option<chip::perturb::PerturbSpec>,
     /// Write the program's communication profile (UDN chips): every point-to-point transfer per region between
     /// collectives, with its site and the links of its path; `nocmsg fc-plan` makes a flow-control plan of it.
     #[arg(long, value_name = "FILE")]
@@ -213,6 +217,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             cores_per_process: if args.threads { tiles_count } else { 1 },
             hash_mode: args.hash_mode,
         },
+        perturb: args.perturb,
     };
     let mut chip = Chip::new(config, &program, options).map_err(|e| Exit::Usage(e.to_string()))?;
 
