@@ -5,7 +5,7 @@ import inspect
 import sys
 
 from . import (bcast_algorithms, fc_elimination, fpu, micro_pimp, noc_load, noc_validation, nocmsg_deadlock,
-               nocmsg_vs_opera, partitions, pimp_vs_mpb, scc_bcast)
+               nocmsg_vs_opera, partitions, pimp_vs_mpb, scc_bcast, shmem_vs_msg)
 
 EXPERIMENTS = {
     "noc-load": noc_load,
@@ -19,6 +19,7 @@ EXPERIMENTS = {
     "partitions": partitions,
     "nocmsg-vs-opera": nocmsg_vs_opera,
     "fc-elimination": fc_elimination,
+    "shmem-vs-msg": shmem_vs_msg,
 }
 
 
