@@ -51,6 +51,8 @@ bench: build
 	sed -e 's/^\[core\]$$/[core]\nisa = "rv64gc"/' -e 's/^name = "pimp-8x8"/name = "pimp-8x8-rv64gc"/' chips/pimp-8x8.toml > target/bench/pimp-8x8-rv64gc.toml
 	bin/nocmsg-cc --chip target/bench/pimp-8x8-rv64gc.toml -O2 bench/kernels/fp.c -o target/bench/fp.elf
 	$(NOCMSG) bench cores --program target/bench/fp.elf --chip target/bench/pimp-8x8-rv64gc.toml --csv results/bench/core_speed_fp.csv
+	bin/nocmsg-cc --chip chips/tilepro-64.toml -O2 bench/kernels/shmem.c -o target/bench/shmem.elf
+	$(NOCMSG) bench cores --program target/bench/shmem.elf --chip chips/tilepro-64.toml --threads none --rounds 200 --csv results/bench/core_speed_shmem.csv
 	$(NOCMSG) bench noc --csv results/bench/noc_speed.csv
 	bash tools/setup.sh --bench
 	NOCMSG=$(NOCMSG) $(PYTHON) bench/micro/pingpong.py --out results/bench

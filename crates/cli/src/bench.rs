@@ -47,6 +47,10 @@ pub enum BenchCommand {
         rounds: String,
         #[arg(long, default_value = "results/bench/core_speed.csv")]
         csv: PathBuf,
+        /// Run the kernel as one process whose cores are its threads (`nocmsg run --threads`: cached, coherent
+        /// shared memory), with this hashing mode.
+        #[arg(long, value_name = "MODE", value_parser = chip::shmem::homing::HashMode::parse)]
+        threads: Option<chip::shmem::homing::HashMode>,
     },
     /// (internal) Run one point and print its result as JSON.
     #[command(hide = true)]
@@ -134,7 +138,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchCommand::Point { mesh, rate, measure, visit_all } => point(mesh, rate, measure, visit_all),
         BenchCommand::Noc { csv, measure, runs } => noc_speed(&csv, measure, runs),
-        BenchCommand::Cores { program, chip, rounds, csv } => core_speed(&program, &chip, &rounds, &csv),
+        BenchCommand::Cores { program, chip, rounds, csv, threads } => core_speed(&program, &chip, &rounds, &csv, threads),
     }
 }
 
@@ -149,7 +153,13 @@ struct CoreSpeed {
     mips: f64,
 }
 
-fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &str, csv_path: &std::path::Path) -> Result<()> {
+fn core_speed(
+    program: &std::path::Path,
+    chip_path: &std::path::Path,
+    rounds: &str,
+    csv_path: &std::path::Path,
+    threads: Option<chip::shmem::homing::HashMode>,
+) -> Result<()> {
     use chip::chip::{Chip, RunEnd, RunOptions};
     let config = chip::ChipConfig::load(chip_path).map_err(|e| crate::Exit::Usage(e.to_string()))?;
     let prog = chip::Program::load(program).map_err(|e| crate::Exit::Usage(e.to_string()))?;
@@ -167,7 +177,10 @@ fn core_speed(program: &std::path::Path, chip_path: &std::path::Path, rounds: &s
             background: vec![],
             env: vec![],
             comm_profile: false,
-            memory: Default::default(),
+            memory: match threads {
+                Some(hash_mode) => chip::chip::MemoryOptions { cached: true, cores_per_process: cores, hash_mode },
+                None => Default::default(),
+            },
             perturb: None,
         };
         let mut chip = Chip::new(config.clone(), &prog, options).map_err(|e| crate::Exit::Usage(e.to_string()))?;

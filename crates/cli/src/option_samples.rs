@@ -92,6 +92,7 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("bench cores", "chip", &["chips/pimp-4x4.toml"]),
     ("bench cores", "rounds", &["2"]),
     ("bench cores", "csv", &["cores.csv"]),
+    ("bench cores", "threads", &["none"]),
     ("bench point", "mesh", &["4x4"]),
     ("bench point", "rate", &["0.1"]),
     ("bench point", "measure", &["100"]),

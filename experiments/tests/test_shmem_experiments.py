@@ -1,0 +1,27 @@
+"""The shared-memory experiment end to end on the real simulator (quick version), into a temporary directory."""
+
+import pandas as pd
+
+from experiments.__main__ import main
+
+
+def test_shmem_vs_msg_quick_measures_every_part_and_contention_slows_shared_memory(tmp_path):
+    out = tmp_path / "shmem-vs-msg"
+    assert main(["shmem-vs-msg", "--quick", "--out", str(out)]) == 0
+    data = pd.read_csv(out / "data.csv")
+    assert set(data["part"]) == {"bandwidth", "jitter", "contention", "exchange400"}
+    bw = data[data["part"] == "bandwidth"]
+    assert set(bw["way"]) == {"shm none", "shm all", "msg"}
+    # Larger messages move more bytes per cycle, whichever way they go.
+    for way, g in bw.groupby("way"):
+        g = g.sort_values("size")
+        assert g["bytes_per_cycle"].iloc[-1] > 10 * g["bytes_per_cycle"].iloc[0], way
+    # Each seed is one run, and the seeds differ.
+    jitter = data[data["part"] == "jitter"]
+    assert (jitter.groupby("way")["cycles"].nunique() > 1).all()
+    checks = pd.read_csv(out / "checks.csv")
+    assert len(checks) == 4
+    assert checks.set_index("check").loc["shared-memory latency grows with contention", "passed"]
+    readme = (out / "README.md").read_text()
+    assert "git revision" in readme and "--threads --hash-mode all" in readme and "--perturb seed=1," in readme
+    assert (out / "plot.png").stat().st_size > 10_000
