@@ -10,6 +10,7 @@
 
 #define SLOTS 64
 #define LOCAL 256
+#define STACK_PASSES 16
 
 static int rounds = 200;
 
@@ -49,14 +50,14 @@ static void *work(void *arg)
     /* Work on the stack. */
     volatile uint64_t local[LOCAL];
     uint64_t total = 0;
-    for (int pass = 0; pass < 4; pass++) {
+    for (int pass = 0; pass < STACK_PASSES; pass++) {
         for (int i = 0; i < LOCAL; i++)
             local[i] = (uint64_t)(i + pass + self);
         for (int i = 0; i < LOCAL; i++)
             total += local[i];
     }
     uint64_t want = 0;
-    for (int pass = 0; pass < 4; pass++)
+    for (int pass = 0; pass < STACK_PASSES; pass++)
         want += (uint64_t)LOCAL * (uint64_t)(pass + self) + (uint64_t)LOCAL * (LOCAL - 1) / 2;
     ok &= total == want;
     return (void *)(uintptr_t)(ok && my_index == self ? 2 * self + 1 : 0);
