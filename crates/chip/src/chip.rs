@@ -664,29 +664,12 @@ impl Chip {
                             }
                         }
                         ni.tick(&mut self.cores, net, &self.envs[0], &delivered, &mut finished);
-                        for rank in finished.drain(..) {
-                            sched.unblock(rank);
-                            let core = &mut self.cores[rank];
-                            if core.running() {
-                                t = t.min(core.hart.cycle);
-                                sched.ready.push(rank);
-                            } else {
-                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
-                            }
-                        }
+                        t = t.min(sched.resume(&mut self.cores, finished.drain(..)));
                     }
                     if let Some(mem) = self.memory.as_mut() {
                         mem.advance_to(net.now().0, &mut self.cores);
-                        for rank in mem.resume(&mut self.cores, &self.envs[0]) {
-                            sched.unblock(rank);
-                            let core = &mut self.cores[rank];
-                            if core.running() {
-                                t = t.min(core.hart.cycle);
-                                sched.ready.push(rank);
-                            } else {
-                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
-                            }
-                        }
+                        let done = mem.resume(&mut self.cores, &self.envs[0]);
+                        t = t.min(sched.resume(&mut self.cores, done.into_iter()));
                     }
                     // Core cycle `t` is at the first network cycle at or after it (the clocks may differ).
                     let target = clocks.to_net(t);
@@ -743,12 +726,8 @@ impl Chip {
                                 core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
                             }
                         }
-                        for r in mem.resume(&mut self.cores, &self.envs[0]) {
-                            sched.unblock(r);
-                            if self.cores[r].running() {
-                                sched.ready.push(r);
-                            }
-                        }
+                        let done = mem.resume(&mut self.cores, &self.envs[0]);
+                        sched.resume(&mut self.cores, done.into_iter());
                         continue;
                     }
                     match ni.execute(core, d, net, &self.envs[core.job]) {
@@ -1096,6 +1075,23 @@ impl Scheduler {
         debug_assert!(self.is_blocked[rank], "rank {rank} was not blocked");
         self.is_blocked[rank] = false;
         self.blocked -= 1;
+    }
+
+    /// Cores whose blocked instruction finished: the running ones go back to the run queue; returns the earliest
+    /// cycle among them (`u64::MAX` if none). The stopped ones flush their console.
+    fn resume(&mut self, cores: &mut [Core], ranks: impl Iterator<Item = usize>) -> u64 {
+        let mut earliest = u64::MAX;
+        for rank in ranks {
+            self.unblock(rank);
+            let core = &mut cores[rank];
+            if core.running() {
+                earliest = earliest.min(core.hart.cycle);
+                self.ready.push(rank);
+            } else {
+                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
+            }
+        }
+        earliest
     }
 
     fn at_ni(&mut self, rank: usize, cycle: u64, d: Decoded) {

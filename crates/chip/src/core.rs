@@ -336,6 +336,16 @@ enum NiAccess {
     Hand(Decoded),
 }
 
+/// What the run loop does after a failed instruction ([`Core::after_fault`]).
+enum AfterFault {
+    /// It was performed after all (split): it retires, having redirected the pc or not.
+    Retire(bool),
+    /// Handled (retired by the interface's local part, or trapped): on to the next instruction.
+    Next,
+    /// The loop stops.
+    Stop(RunStop),
+}
+
 /// How an instruction handed to the environment ended.
 enum EnvStep {
     /// Done; the pc is past the instruction, which retires.
@@ -542,20 +552,10 @@ impl Core {
                     EnvStep::Stopped => return RunStop::Stopped,
                 },
                 Err(_) if deferred => return RunStop::Memory(d),
-                Err(fault) => match self.execute_split(fault, env) {
-                    Ok(redirected) => redirected,
-                    Err(fault) => {
-                        match self.ni_access(&fault, env, local) {
-                            NiAccess::NotMine => {}
-                            NiAccess::Done => continue,
-                            NiAccess::Hand(d) => return RunStop::Ni(d),
-                        }
-                        if !self.execution_exception(&fault, env) {
-                            return RunStop::Stopped;
-                        }
-                        self.charge(pc, self.hart.cycle - start);
-                        continue;
-                    }
+                Err(fault) => match self.after_fault(fault, env, local, pc, start, true) {
+                    AfterFault::Retire(redirected) => redirected,
+                    AfterFault::Next => continue,
+                    AfterFault::Stop(stop) => return stop,
                 },
             };
             if d.rd == 2 && self.hart.x[2] < env.stack_floor {
@@ -654,22 +654,10 @@ impl Core {
                     }
                     EnvStep::Stopped => return RunStop::Stopped,
                 },
-                Err(fault) => match self.execute_split(fault, env) {
-                    Ok(redirected) => redirected,
-                    Err(fault) => {
-                        match self.ni_access(&fault, env, local) {
-                            NiAccess::NotMine => {}
-                            NiAccess::Done => continue,
-                            NiAccess::Hand(d) => return RunStop::Ni(d),
-                        }
-                        if !self.execution_exception(&fault, env) {
-                            return RunStop::Stopped;
-                        }
-                        if PROFILE {
-                            self.charge(pc, self.hart.cycle - start);
-                        }
-                        continue;
-                    }
+                Err(fault) => match self.after_fault(fault, env, local, pc, start, PROFILE) {
+                    AfterFault::Retire(redirected) => redirected,
+                    AfterFault::Next => continue,
+                    AfterFault::Stop(stop) => return stop,
                 },
             };
             // The only instructions that move the stack pointer are those writing x2, so checking them catches a
@@ -690,6 +678,38 @@ impl Core {
             }
         }
         RunStop::Horizon
+    }
+
+    /// After the instruction at the pc (begun at cycle `start`) failed with `fault`: a misaligned access performed
+    /// split (it retires), an access the interface's local part ran or hands on, or the exception (charged to the
+    /// profile if `profile`).
+    #[cold]
+    #[inline(never)]
+    fn after_fault(
+        &mut self,
+        fault: Fault,
+        env: &CoreEnv,
+        local: &mut Option<&mut dyn crate::ni::LocalAccess>,
+        pc: u64,
+        start: u64,
+        profile: bool,
+    ) -> AfterFault {
+        let fault = match self.execute_split(fault, env) {
+            Ok(redirected) => return AfterFault::Retire(redirected),
+            Err(fault) => fault,
+        };
+        match self.ni_access(&fault, env, local) {
+            NiAccess::NotMine => {}
+            NiAccess::Done => return AfterFault::Next,
+            NiAccess::Hand(d) => return AfterFault::Stop(RunStop::Ni(d)),
+        }
+        if !self.execution_exception(&fault, env) {
+            return AfterFault::Stop(RunStop::Stopped);
+        }
+        if profile {
+            self.charge(pc, self.hart.cycle - start);
+        }
+        AfterFault::Next
     }
 
     /// Takes exception `cause` (trap value `tval`) of the instruction at the pc if the program has a trap handler;
