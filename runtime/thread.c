@@ -2,9 +2,8 @@
  * thread.c - nocmsg_thread.h, and the locks picolibc takes around malloc and stdio.
  *
  * A thread is started through the simulator (NOCMSG_SYS_THREAD_START): it sets the idle core's pc, stack, gp and
- * thread pointer; the thread-local block is made here, a copy of the program's .tdata followed by a zeroed .tbss,
- * as crt0 makes the first thread's. The thread runs thread_main, which calls the function and ends the thread
- * with its value.
+ * thread pointer, and fills the thread-local block allocated here with the program's template as loaded (.tdata,
+ * then a zeroed .tbss). The thread runs thread_main, which calls the function and ends the thread with its value.
  *
  * picolibc is built with retargetable locks; its own lock functions do nothing, as a single-threaded program needs.
  * This file defines them all, so a program that starts threads (and so links this file, from the runtime's archive)
@@ -24,7 +23,7 @@
 #error "threads need the A extension (build for a chip with core.isa rv64imac or rv64gc)"
 #endif
 
-extern char __tls_base[], __bss_start[], __tls_end[];
+extern char __tls_base[], __tls_end[];
 
 /* Thread-local blocks of started threads (freed when joined). */
 #define THREADS_MAX 1024
@@ -62,22 +61,22 @@ int nocmsg_thread_start(int thread, void *(*fn)(void *), void *arg)
 {
     if (thread <= 0 || thread >= THREADS_MAX || tls_block[thread])
         return -1;
-    size_t data = (size_t)(__bss_start - __tls_base), size = (size_t)(__tls_end - __tls_base);
+    size_t size = (size_t)(__tls_end - __tls_base);
     char *raw = malloc(size + 64);
     if (!raw)
         return -1;
     char *tls = (char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-    memcpy(tls, __tls_base, data);
-    memset(tls + data, 0, size - data);
     uint64_t block[5] = {(uint64_t)thread, (uint64_t)(uintptr_t)thread_main, (uint64_t)(uintptr_t)fn,
                          (uint64_t)(uintptr_t)arg, (uint64_t)(uintptr_t)tls};
-    /* The block and the thread-local copy must be in memory, not only in this core's write buffer: the call
-     * waits for this core's stores (the simulator fences before a semihosting call). */
+    /* Recorded before the call: the thread may end and be joined before the call returns here. The simulator fills
+     * the block with the program's thread-local template as loaded (main's own block, where crt0 put tp, holds
+     * main's current values), after this core's stores have landed. */
+    tls_block[thread] = raw;
     if (nocmsg_semihost(NOCMSG_SYS_THREAD_START, block) != 0) {
+        tls_block[thread] = NULL;
         free(raw);
         return -1;
     }
-    tls_block[thread] = raw;
     return 0;
 }
 

@@ -336,7 +336,8 @@ impl Chip {
         }
         let functions = jobs[0].program.functions.clone();
         let sections = program_sections(jobs[0].program, &envs[0]);
-        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options, sections)
+        let tls = jobs[0].program.tls.clone();
+        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options, (sections, tls))
     }
 
     /// The cores of one job (chip-wide indices from `first`) and their environment.
@@ -464,7 +465,7 @@ impl Chip {
         functions: Vec<Function>,
         diagnostics: Vec<Arc<ProgramDiagnostics>>,
         options: RunOptions,
-        sections: Vec<(u64, u64, crate::shmem::homing::Section)>,
+        (sections, tls): (Vec<(u64, u64, crate::shmem::homing::Section)>, Option<(u64, Vec<u8>, u64)>),
     ) -> Result<Chip, LoadError> {
         let tiles = config.tiles();
         let sizes: Vec<usize> = jobs.iter().map(|j| j.tiles.len()).collect();
@@ -523,6 +524,7 @@ impl Chip {
                 heap_end: env.heap_end,
                 stack_top: env.stack_top,
                 sections,
+                tls,
                 hash_mode: options.memory.hash_mode,
             };
             Some(CachedMemory::new(&config, &mut cores, &placement.rank_node, &layout).map_err(LoadError::Setting)?)
@@ -618,6 +620,12 @@ impl Chip {
                         if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
                             abort = Some((end, rank));
                             horizon = horizon.min(end);
+                        }
+                        if let Some(m) = self.memory.as_mut() {
+                            // A thread that stopped: its process may end, a joiner go on.
+                            m.core_stopped(&mut self.cores, rank, &self.envs[0]);
+                            let woken = m.resume(&mut self.cores, &self.envs[0]);
+                            sched.resume(&mut self.cores, woken.into_iter());
                         }
                     }
                     RunStop::Ni(d) => sched.at_ni(rank, core.hart.cycle, d),
@@ -723,7 +731,13 @@ impl Chip {
                             NiOutcome::Blocked => sched.block(rank),
                             _ => {
                                 let core = &mut self.cores[rank];
-                                core.console.flush_partial(rank, core.end_cycle.unwrap_or(core.hart.cycle));
+                                let end = core.end_cycle.unwrap_or(core.hart.cycle);
+                                core.console.flush_partial(rank, end);
+                                // A semihosting abort ends the run here, as from the fast loop.
+                                if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
+                                    abort = Some((end, rank));
+                                    horizon = horizon.min(end);
+                                }
                             }
                         }
                         let done = mem.resume(&mut self.cores, &self.envs[0]);

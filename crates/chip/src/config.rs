@@ -580,6 +580,12 @@ impl ChipConfig {
         if !c.flit_bytes.is_power_of_two() || c.flit_bytes > c.line_bytes {
             return Err(self.invalid(format!("caches.flit_bytes = {}: must be a power of two no larger than a line ({} bytes)", c.flit_bytes, c.line_bytes)));
         }
+        if Routing::from_name(&self.network.routing).is_some_and(|r| r.requirements().adaptive) {
+            return Err(self.invalid(format!(
+                "network.routing = {}: [caches] needs deterministic routing (the coherence protocol relies on messages between a pair arriving in order)",
+                self.network.routing
+            )));
+        }
         if c.controllers.is_empty() {
             return Err(self.invalid("caches.controllers is empty: memory needs at least one controller".into()));
         }

@@ -48,6 +48,9 @@ pub struct Program {
     pub path: String,
     pub entry: u64,
     pub segments: Vec<Segment>,
+    /// The thread-local template (PT_TLS): its address, its initialised bytes (.tdata) and its whole size (with
+    /// .tbss), from which every thread's block is made.
+    pub tls: Option<(u64, Vec<u8>, u64)>,
     /// Address of the runtime's boot block (`nocmsg_boot`), if the program was linked with the nocmsg runtime.
     pub boot_block: Option<u64>,
     /// First address past the loaded image (where the heap may start).
@@ -211,10 +214,19 @@ impl Program {
         // Segments without any permission flag (a linker script whose PHDRS give none, as the RISC-V test
         // environment's does): if no segment is marked executable, these hold the code.
         let mut flagless = Vec::new();
+        let mut tls = None;
         if let object::File::Elf64(elf) = &file {
             use object::read::elf::ProgramHeader;
             let endian = elf.endian();
             for ph in elf.elf_program_headers() {
+                if ph.p_type(endian) == object::elf::PT_TLS && ph.p_memsz(endian) > 0 {
+                    let bytes = ph.data(endian, data).map_err(|_| malformed("the TLS segment lies outside the file".into()))?;
+                    if (bytes.len() as u64) > ph.p_memsz(endian) {
+                        return Err(malformed("the TLS segment has more file bytes than memory bytes".into()));
+                    }
+                    tls = Some((ph.p_vaddr(endian), bytes.to_vec(), ph.p_memsz(endian)));
+                    continue;
+                }
                 if ph.p_type(endian) != object::elf::PT_LOAD || ph.p_memsz(endian) == 0 {
                     continue;
                 }
@@ -275,6 +287,7 @@ impl Program {
             path: path.to_string(),
             entry,
             segments,
+            tls,
             boot_block,
             image_end,
             functions,

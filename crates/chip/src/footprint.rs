@@ -119,6 +119,7 @@ mod tests {
                 .iter()
                 .map(|&(address, file, mem_size, executable)| Segment { address, data: vec![0; file], mem_size, executable })
                 .collect(),
+            tls: None,
             boot_block: None,
             image_end: 0,
             functions: Vec::new(),

@@ -115,12 +115,14 @@ pub struct CachedMemory {
     /// Per core: the first core of its process (whose image is the address space), and what its thread does.
     first: Vec<usize>,
     threads: Vec<Thread>,
-    /// Per core: the core waiting to join its thread.
-    joiner: Vec<Option<usize>>,
+    /// Per core: the core waiting to join its thread, and that core's call.
+    joiner: Vec<Option<(usize, Decoded)>>,
     /// Bytes of the stack reservation each thread of a process gets (thread `i` the `i`-th slice from the top).
     stack_slice: u64,
     /// Cores that were idle or waiting (blocked in the chip) and now go on, or have stopped.
     woken: Vec<usize>,
+    /// The thread-local template's initial bytes (.tdata, then zeros for .tbss).
+    tls_image: Vec<u8>,
 }
 
 /// What a core's thread does.
@@ -131,6 +133,8 @@ enum Thread {
     Running,
     /// Ended with this value, not joined yet.
     Ended(u64),
+    /// Its core has stopped (exit, a fault, or its process ended): it cannot be started again.
+    Gone,
 }
 
 /// How the address spaces of a run are laid out.
@@ -142,6 +146,9 @@ pub struct Layout {
     pub stack_top: u64,
     /// The program's sections, for the hashing mode.
     pub sections: Vec<(u64, u64, crate::shmem::homing::Section)>,
+    /// The program's thread-local template (address, .tdata bytes, whole size), copied into each started thread's
+    /// block.
+    pub tls: Option<(u64, Vec<u8>, u64)>,
     pub hash_mode: HashMode,
 }
 
@@ -200,12 +207,18 @@ impl CachedMemory {
             inbound: vec![0; n],
             core_node: nodes.to_vec(),
             controller_node,
-            alone: vec![k == 1; n],
+            // Alone: no other core shares its address space nor homes any of its lines.
+            alone: vec![k == 1 && layout.hash_mode == HashMode::None; n],
             first: (0..n).map(|i| i - i % k).collect(),
             threads: (0..n).map(|i| if i % k == 0 { Thread::Running } else { Thread::Idle }).collect(),
             joiner: vec![None; n],
             stack_slice: slice,
             woken: Vec::new(),
+            tls_image: layout.tls.as_ref().map_or(Vec::new(), |(_, data, size)| {
+                let mut image = data.clone();
+                image.resize(*size as usize, 0);
+                image
+            }),
             blocked: vec![None; n],
             handed: vec![false; n],
             done: Vec::new(),
@@ -378,7 +391,11 @@ impl CachedMemory {
                 let size = if matches!(op, Op::LrW | Op::ScW) || op.name().ends_with(".w") { 4 } else { 8 };
                 if addr % size != 0 || addr < self.lo || addr + size > self.hi {
                     // Let the executor report it, as without caches.
-                    return self.private_fault(core, d, env);
+                    let outcome = self.private_fault(core, d, env);
+                    if outcome == NiOutcome::Stopped {
+                        self.core_stopped(cores, rank, env);
+                    }
+                    return outcome;
                 }
                 let kind = atomic_kind(op);
                 let operand = core.hart.x[usize::from(d.rs2)];
@@ -408,6 +425,9 @@ impl CachedMemory {
         };
         if outcome == NiOutcome::Blocked {
             self.blocked[rank] = Some(d);
+        }
+        if outcome == NiOutcome::Stopped {
+            self.core_stopped(cores, rank, env);
         }
         self.collect();
         self.done.extend(self.ms.take_done());
@@ -447,11 +467,34 @@ impl CachedMemory {
             return self.thread_call(cores, rank, d, env);
         }
         let outcome = self.semihost_call(cores, rank, d, env);
-        if outcome == NiOutcome::Stopped && self.first[rank] == rank {
-            // The process ends with its first thread: its idle cores stop with it.
-            self.end_process(cores, rank);
+        if outcome == NiOutcome::Stopped {
+            self.core_stopped(cores, rank, env);
         }
         outcome
+    }
+
+    /// Core `rank` has stopped (exit, abort, a fault). If it ran a process's first thread, the process ends: its idle
+    /// threads stop with it. If it ran another thread, a core waiting to join it goes on, with its exit status (or
+    /// -1) as the thread's value.
+    pub fn core_stopped(&mut self, cores: &mut [Core], rank: usize, env: &CoreEnv) {
+        if self.threads[rank] == Thread::Gone {
+            return;
+        }
+        self.threads[rank] = Thread::Gone;
+        if self.first[rank] == rank {
+            self.end_process(cores, rank);
+            return;
+        }
+        if let Some((j, call)) = self.joiner[rank].take() {
+            let value = match cores[rank].status {
+                crate::core::CoreStatus::Exited { code } => code as u64,
+                _ => u64::MAX,
+            };
+            let at = cores[rank].end_cycle.unwrap_or(cores[rank].hart.cycle);
+            cores[j].idle_until(at);
+            self.joined(cores, j, value, call, env);
+            self.woken.push(j);
+        }
     }
 
     /// The process of core `main` ended: its idle and ended threads stop at the same cycle (running ones stop when
@@ -459,9 +502,10 @@ impl CachedMemory {
     fn end_process(&mut self, cores: &mut [Core], main: usize) {
         let end = cores[main].end_cycle.unwrap_or(cores[main].hart.cycle);
         for q in (main + 1..self.first.len()).take_while(|&q| self.first[q] == main) {
-            if self.threads[q] != Thread::Running {
+            if matches!(self.threads[q], Thread::Idle | Thread::Ended(_)) {
                 cores[q].idle_until(end);
                 cores[q].exit(0);
+                self.threads[q] = Thread::Gone;
                 self.woken.push(q);
             }
         }
@@ -506,10 +550,22 @@ impl CachedMemory {
                 let fields: Option<Vec<u64>> = (0..5).map(|i| self.block_field(cores, rank, block, i)).collect();
                 let Some(f) = fields else { return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_START") };
                 let thread = f[0];
-                if thread == 0 || thread >= count as u64 || first + thread as usize == rank || self.threads[first + thread as usize] == Thread::Running {
+                if thread == 0 || thread >= count as u64 || first + thread as usize == rank || self.threads[first + thread as usize] != Thread::Idle {
                     u64::MAX
                 } else {
                     let q = first + thread as usize;
+                    // The thread's block gets the template as the program was loaded (main's own block, which
+                    // crt0 puts over the template, may have changed since).
+                    let tp = f[4];
+                    if tp != 0 && !self.tls_image.is_empty() {
+                        if tp < self.lo || tp + self.tls_image.len() as u64 > self.hi {
+                            return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_START (thread-local block)");
+                        }
+                        let (key, owner) = (cores[rank].memory_key, first);
+                        let image = std::mem::take(&mut self.tls_image);
+                        self.ms.dma_write(key | tp, &image, &mut DramOf { ram: &mut cores[owner].mem.ram, owner });
+                        self.tls_image = image;
+                    }
                     let gp = cores[rank].hart.x[3];
                     let top = self.hi - thread * self.stack_slice;
                     let t = &mut cores[q];
@@ -532,39 +588,40 @@ impl CachedMemory {
                 if rank == first {
                     // The first thread ending ends the process, as returning from main does.
                     cores[rank].exit(value as i64);
-                    self.end_process(cores, rank);
+                    self.core_stopped(cores, rank, env);
                     return NiOutcome::Stopped;
                 }
                 if cores[first].running() {
                     self.threads[rank] = Thread::Ended(value);
-                    if let Some(j) = self.joiner[rank].take() {
+                    if let Some((j, call)) = self.joiner[rank].take() {
                         self.threads[rank] = Thread::Idle;
                         let at = cores[rank].hart.cycle;
                         cores[j].idle_until(at);
-                        self.joined(cores, j, value, d, env);
+                        self.joined(cores, j, value, call, env);
                         self.woken.push(j);
                     }
                     return NiOutcome::Blocked;
                 }
                 // Its process has ended: the core stops.
                 cores[rank].exit(0);
+                self.threads[rank] = Thread::Gone;
                 return NiOutcome::Stopped;
             }
             NOCMSG_SYS_THREAD_JOIN => {
                 let Some(thread) = self.block_field(cores, rank, block, 0) else { return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_JOIN") };
-                let q = first + thread as usize;
-                if thread >= count as u64 || q == rank || self.joiner[q].is_some() {
+                if thread >= count as u64 || first + thread as usize == rank || self.joiner[first + thread as usize].is_some() {
                     u64::MAX
                 } else {
+                    let q = first + thread as usize;
                     match self.threads[q] {
-                        Thread::Idle => u64::MAX,
+                        Thread::Idle | Thread::Gone => u64::MAX,
                         Thread::Ended(v) => {
                             self.threads[q] = Thread::Idle;
                             self.joined(cores, rank, v, d, env);
                             return NiOutcome::Continue;
                         }
                         Thread::Running => {
-                            self.joiner[q] = Some(rank);
+                            self.joiner[q] = Some((rank, d));
                             return NiOutcome::Blocked;
                         }
                     }

@@ -219,4 +219,48 @@ fn memory_options_are_checked() {
     std::fs::write(&bad, text_of).unwrap();
     let out = run(bad.to_str().unwrap(), &["--memory", "cached"], &elf, &[]);
     assert!(text(&out.stderr).contains("caches.network = 0: must name one of the chip's other physical networks"), "{}", show(&out));
+    let adaptive = dir.join("adaptive.toml");
+    let text_of = std::fs::read_to_string(root().join("chips/udn-2x2.toml")).unwrap().replace("[ni]\nkind = \"udn\"", "[ni]\nkind = \"pimp\"");
+    let text_of = text_of.replace("routing = \"xy\"", "routing = \"west-first\"");
+    let text_of = text_of[..text_of.find("[ni.udn]").unwrap()].to_string() + &text_of[text_of.find("\n# The tilepro-64 caches").unwrap()..];
+    std::fs::write(&adaptive, text_of).unwrap();
+    let out = run(adaptive.to_str().unwrap(), &["--memory", "cached"], &elf, &[]);
+    assert!(text(&out.stderr).contains("[caches] needs deterministic routing"), "{}", show(&out));
+}
+
+/// Regressions of a review of the change (tests/sim/thread_edges.c, tests/sim/abort.c, tests/mpi/ring.c).
+#[test]
+fn thread_edges_tls_late_starts_exiting_threads_semihosting_writes_aborts_and_hashed_processes() {
+    let chip = chip("udn-2x2");
+    let edges = program("tests/sim/thread_edges.c", &chip);
+    let cases: [(&str, i32, &str); 4] = [
+        // The thread's block was copied from main's, which main had changed.
+        ("tls", 0, "main's value 100, the thread's 5"),
+        // Starting a thread after main returned broke the scheduler's count (a panic in debug builds).
+        ("late", 0, "a thread starting another after main returned: -1"),
+        // exit() in a thread left its joiner waiting forever.
+        ("exit", 3, "join: 0"),
+        // A semihosting read() missed the copy of a line on its way to a cache.
+        ("dma", 0, "stale after synchronisation: 0 of 100"),
+    ];
+    for (what, status, line) in cases {
+        for mode in ["none", "all"] {
+            let out = run(&chip, &["--threads", "--hash-mode", mode, "--max-cycles", "50000000"], &edges, &[what]);
+            assert_eq!(out.status.code(), Some(status), "{what} {mode}: {}", show(&out));
+            assert!(text(&out.stdout).contains(line), "{what} {mode}: {}", show(&out));
+        }
+    }
+    // An abort through the memory system (every semihosting call goes there) did not end the run.
+    let abort = program("tests/sim/abort.c", &chip);
+    let out = run(&chip, &["--memory", "cached", "--max-cycles", "50000000"], &abort, &[]);
+    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    assert!(text(&out.stderr).contains("stopped 3 other running cores"), "{}", show(&out));
+    // Processes whose lines are hashed over the tiles are not alone: they ran ahead past other processes' requests.
+    let ring = program("tests/mpi/ring.c", &chip);
+    let dir = scratch("shmem-hashed");
+    let (fast, debug) = (dir.join("fast.json"), dir.join("debug.json"));
+    let a = run(&chip, &["--memory", "cached", "--hash-mode", "static", "--stats", fast.to_str().unwrap()], &ring, &[]);
+    let b = run(&chip, &["--memory", "cached", "--hash-mode", "static", "--debug-clocking", "--stats", debug.to_str().unwrap()], &ring, &[]);
+    assert!(a.status.success() && b.status.success(), "{}\n{}", show(&a), show(&b));
+    assert_eq!(stats(&fast), stats(&debug), "hashed cached ring: fast and debug clocking differ");
 }

@@ -25,7 +25,8 @@ pub enum Section {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HashMode {
-    /// Nothing: every section keeps the base policy.
+    /// Nothing: every section keeps the base policy (the default of `nocmsg run --hash-mode`).
+    #[default]
     None,
     /// Text and read-only data.
     Ro,
@@ -34,7 +35,6 @@ pub enum HashMode {
     /// Everything but the stacks.
     Allbutstack,
     /// Everything.
-    #[default]
     All,
 }
 

@@ -128,12 +128,16 @@ impl Atomic {
     }
 }
 
+/// A line's bytes on their way to a cache. The engine keeps a handle on every one in flight, so that the simulator's
+/// own writes into memory ([`MemSystem::dma_write`]) reach the copies under way too.
+pub type LineData = std::rc::Rc<std::cell::RefCell<Box<[u8]>>>;
+
 /// What travels on the memory network.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Msg {
     /// A load missed: the line, please.
     Read { line: u64, from: usize },
-    ReadData { line: u64, data: Box<[u8]> },
+    ReadData { line: u64, data: LineData },
     /// A store written through to the home: `len` bytes at byte `offset` of the line.
     Write { line: u64, offset: u32, len: u32, value: u64, from: usize },
     WriteAck { line: u64 },
@@ -142,7 +146,7 @@ pub enum Msg {
     Atomic { line: u64, offset: u32, op: Atomic, from: usize },
     AtomicResult { line: u64, value: u64 },
     MemRead { line: u64, home: usize },
-    MemData { line: u64, data: Box<[u8]> },
+    MemData { line: u64, data: LineData },
     MemWrite { line: u64, data: Box<[u8]> },
 }
 
@@ -314,6 +318,8 @@ pub struct MemSystem {
     /// Answers of homes to their own cores, applied once the event that made them is handled (applying them at once
     /// could start a request for a line whose queue is being served, overtaking it).
     local_answers: VecDeque<(usize, u64, Answer)>,
+    /// Per line, the lines' bytes in flight to caches (`ReadData`, `MemData`), weakly held.
+    in_flight: HashMap<u64, Vec<std::rc::Weak<std::cell::RefCell<Box<[u8]>>>>>,
     /// Lines written back whose data has not reached the controller yet: how many such writes, and the latest data.
     writebacks: HashMap<u64, (u32, Box<[u8]>)>,
     /// Stores and atomics as their homes applied them (word address, new value), for the tests' coherence checks.
@@ -356,6 +362,7 @@ impl MemSystem {
             out: Vec::new(),
             done: Vec::new(),
             writebacks: HashMap::new(),
+            in_flight: HashMap::new(),
             local_answers: VecDeque::new(),
             homing,
             params,
@@ -417,6 +424,15 @@ impl MemSystem {
     fn send(&mut self, at: u64, src: Endpoint, dst: Endpoint, msg: Msg) {
         let flits = 1 + msg.payload_bytes(self.params.line_bytes).div_ceil(self.params.flit_bytes) as u32;
         self.out.push(Packet { at, src, dst, flits, msg });
+    }
+
+    /// A line's bytes to send, registered as in flight.
+    fn line_data(&mut self, line: u64, bytes: &[u8]) -> LineData {
+        let data = std::rc::Rc::new(std::cell::RefCell::new(Box::<[u8]>::from(bytes)));
+        let list = self.in_flight.entry(line).or_default();
+        list.retain(|w| w.strong_count() > 0);
+        list.push(std::rc::Rc::downgrade(&data));
+        data
     }
 
     fn controller_of(&self, line: u64) -> usize {
@@ -676,7 +692,8 @@ impl MemSystem {
                 None
             }
             Req::Read { from } => {
-                let data: Box<[u8]> = self.line_bytes(home, slot).into();
+                let bytes: Box<[u8]> = self.line_bytes(home, slot).into();
+                let data = self.line_data(line, &bytes);
                 let sharers = &mut self.tiles[home].dir.get_mut(&line).expect("entry").sharers;
                 if !sharers.contains(&from) {
                     sharers.push(from);
@@ -825,8 +842,9 @@ impl MemSystem {
                 self.controller_free[c] = start + u64::from(self.params.dram_cycles_per_line);
                 self.controllers[c].reads += 1;
                 self.controllers[c].queue_cycles += start - now;
-                let mut data = vec![0; lb as usize].into_boxed_slice();
-                dram.read(line * lb, &mut data);
+                let mut bytes = vec![0; lb as usize].into_boxed_slice();
+                dram.read(line * lb, &mut bytes);
+                let data = self.line_data(line, &bytes);
                 let at = start + u64::from(self.params.dram_latency_cycles);
                 self.send(at, Endpoint::Controller(c), Endpoint::Tile(home), Msg::MemData { line, data });
             }
@@ -845,6 +863,7 @@ impl MemSystem {
                 }
             }
             (Endpoint::Tile(home), Msg::MemData { line, data }) => {
+                let data = data.borrow().clone();
                 self.install(home, line, Line::Home { dirty: false, busy: false, shared: false }, &data, now);
                 self.set_shared(home, line);
                 let txn = self.tiles[home].dir.get_mut(&line).and_then(|e| e.txn.take()).expect("a fetch was under way");
@@ -884,6 +903,7 @@ impl MemSystem {
                 }
             }
             (Endpoint::Tile(tile), Msg::ReadData { line, data }) => {
+                let data = data.borrow().clone();
                 let slot = match self.tiles[tile].l2.peek(line) {
                     Some(slot) => {
                         self.line_bytes_mut(tile, slot).copy_from_slice(&data);
@@ -909,8 +929,9 @@ impl MemSystem {
     // ---- outside the protocol --------------------------------------------------------------------------------
 
     /// Writes `data` at `addr` from outside the cores (the simulator's services, such as a semihosting `read` into a
-    /// buffer), at once and without messages: into the home's copy if it holds the line and into memory, and every
-    /// other copy of the lines is dropped.
+    /// buffer), at once and without messages: wherever the lines' bytes are (the home's copy, memory, write-backs and
+    /// lines on their way to caches). Other tiles' copies are dropped (they stay listed, so later stores still
+    /// invalidate a copy that a line on its way brings back), and reservations of the lines are cancelled.
     pub fn dma_write(&mut self, addr: u64, data: &[u8], dram: &mut dyn Dram) {
         let lb = self.params.line_bytes;
         dram.write(addr, data);
@@ -923,6 +944,15 @@ impl MemSystem {
             if let Some(pending) = self.writebacks.get_mut(&line) {
                 pending.1[off..off + bytes.len()].copy_from_slice(bytes);
             }
+            if let Some(list) = self.in_flight.get_mut(&line) {
+                list.retain(|w| w.strong_count() > 0);
+                for w in list.iter() {
+                    if let Some(d) = w.upgrade() {
+                        d.borrow_mut()[off..off + bytes.len()].copy_from_slice(bytes);
+                    }
+                }
+            }
+            self.cancel_reservations(line, None);
             let Some(home) = self.homing.known_home(line * lb) else { continue };
             if let Some(slot) = self.tiles[home].l2.peek(line) {
                 if matches!(self.tiles[home].state[slot], Line::Home { .. }) {
@@ -930,7 +960,7 @@ impl MemSystem {
                     self.mark_dirty(home, slot);
                 }
             }
-            let sharers = self.tiles[home].dir.get_mut(&line).map(|e| std::mem::take(&mut e.sharers)).unwrap_or_default();
+            let sharers = self.tiles[home].dir.get(&line).map(|e| e.sharers.clone()).unwrap_or_default();
             for s in sharers {
                 let t = &mut self.tiles[s];
                 if let Some(slot) = t.l2.peek(line) {

@@ -12,6 +12,7 @@ pub fn raw_program(path: &str, code: Vec<u8>, isa: Isa) -> Program {
         path: path.into(),
         entry: MEMORY_BASE,
         segments: vec![Segment { address: MEMORY_BASE, data: code, mem_size: len, executable: true }],
+        tls: None,
         boot_block: None,
         image_end: MEMORY_BASE + len,
         functions: Vec::new(),
