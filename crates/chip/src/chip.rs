@@ -79,6 +79,8 @@ pub struct MemoryOptions {
     pub cores_per_process: usize,
     /// Which sections are hashed for home (the others are homed at the tile touching them first).
     pub hash_mode: crate::shmem::homing::HashMode,
+    /// Where the sections the mode does not hash are homed (`--homing`).
+    pub homing: crate::shmem::homing::Base,
 }
 
 /// Something the run reports while it goes.
@@ -526,6 +528,7 @@ impl Chip {
                 sections,
                 tls,
                 hash_mode: options.memory.hash_mode,
+                homing: options.memory.homing,
             };
             Some(CachedMemory::new(&config, &mut cores, &placement.rank_node, &layout).map_err(LoadError::Setting)?)
         } else {

@@ -150,6 +150,7 @@ pub struct Layout {
     /// block.
     pub tls: Option<(u64, Vec<u8>, u64)>,
     pub hash_mode: HashMode,
+    pub homing: Base,
 }
 
 /// Thread starts cost this many cycles before the started core's first instruction (an inter-processor interrupt
@@ -189,7 +190,12 @@ impl CachedMemory {
         if cores.len() % k != 0 {
             return Err(format!("{} cores do not make processes of {k} cores each", cores.len()));
         }
-        let homing = Homing::new(layout.sections.clone(), layout.hash_mode, Base::Local, (0..cores.len()).collect(), c.page_kib * 1024, c.line_bytes);
+        if let Base::Remote(t) = layout.homing {
+            if t >= cores.len() {
+                return Err(format!("--homing remote:{t}: the run has cores 0 to {}", cores.len() - 1));
+            }
+        }
+        let homing = Homing::new(layout.sections.clone(), layout.hash_mode, layout.homing, (0..cores.len()).collect(), c.page_kib * 1024, c.line_bytes);
         for (i, core) in cores.iter_mut().enumerate() {
             core.memory_key = ((i - i % k) as u64) << KEY_SHIFT;
         }
@@ -208,7 +214,7 @@ impl CachedMemory {
             core_node: nodes.to_vec(),
             controller_node,
             // Alone: no other core shares its address space nor homes any of its lines.
-            alone: vec![k == 1 && layout.hash_mode == HashMode::None; n],
+            alone: vec![k == 1 && layout.hash_mode == HashMode::None && layout.homing == Base::Local; n],
             first: (0..n).map(|i| i - i % k).collect(),
             threads: (0..n).map(|i| if i % k == 0 { Thread::Running } else { Thread::Idle }).collect(),
             joiner: vec![None; n],

@@ -178,7 +178,7 @@ fn core_speed(
             env: vec![],
             comm_profile: false,
             memory: match threads {
-                Some(hash_mode) => chip::chip::MemoryOptions { cached: true, cores_per_process: cores, hash_mode },
+                Some(hash_mode) => chip::chip::MemoryOptions { cached: true, cores_per_process: cores, hash_mode, ..Default::default() },
                 None => Default::default(),
             },
             perturb: None,

@@ -29,6 +29,7 @@ const SAMPLES: &[(&str, &str, &[&str])] = &[
     ("run", "memory", &["cached"]),
     ("run", "threads", &[]),
     ("run", "hash_mode", &["allbutstack"]),
+    ("run", "homing", &["remote:3"]),
     ("run", "perturb", &["seed=2,skew=100,period=10000,noise=50"]),
     ("run", "jobs", &["0-3:prog.elf S"]),
     ("run", "command", &["prog.elf", "-n", "3"]),

@@ -71,6 +71,10 @@ pub struct RunArgs {
     /// tile that touches each page first.
     #[arg(long, value_name = "MODE", default_value = "none", value_parser = chip::shmem::homing::HashMode::parse)]
     pub hash_mode: chip::shmem::homing::HashMode,
+    /// With cached memory, where the sections the hashing mode leaves are homed: `local` (at the tile that touches
+    /// each page first) or `remote:T` (every page at core T's tile).
+    #[arg(long, value_name = "POLICY", default_value = "local", value_parser = chip::shmem::homing::Base::parse)]
+    pub homing: chip::shmem::homing::Base,
     /// Seeded perturbation, to study run-to-run variation (each seed deterministic): `seed=S,skew=C,period=P,noise=N`
     /// starts every core up to C cycles late and takes N cycles from it about every P cycles (stalls.noise).
     #[arg(long, value_name = "SPEC", value_parser = chip::perturb::PerturbSpec::parse)]
@@ -216,6 +220,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             cached: args.memory == "cached" || args.threads,
             cores_per_process: if args.threads { tiles_count } else { 1 },
             hash_mode: args.hash_mode,
+            homing: args.homing,
         },
         perturb: args.perturb,
     };

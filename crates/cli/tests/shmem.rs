@@ -228,6 +228,21 @@ fn memory_options_are_checked() {
     assert!(text(&out.stderr).contains("[caches] needs deterministic routing"), "{}", show(&out));
 }
 
+#[test]
+fn remote_homing_puts_every_page_at_one_tile() {
+    let chip = chip("udn-2x2");
+    let elf = program("tests/sim/threads.c", &chip);
+    let json = scratch("shmem-remote").join("remote.json");
+    let out = run(&chip, &["--threads", "--homing", "remote:3", "--stats", json.to_str().unwrap()], &elf, &["10"]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(text(&out.stdout), threads_expected(4, 10));
+    let s = stats(&json);
+    let served: Vec<u64> = s["cores"].as_array().unwrap().iter().map(|c| c["memory"]["home_requests"].as_u64().unwrap()).collect();
+    assert!(served[3] > 10 * (served[0] + served[1] + served[2]), "tile 3 homes everything: {served:?}");
+    let out = run(&chip, &["--threads", "--homing", "remote:9"], &elf, &["10"]);
+    assert!(text(&out.stderr).contains("--homing remote:9: the run has cores 0 to 3"), "{}", show(&out));
+}
+
 /// Regressions of a review of the change (tests/sim/thread_edges.c, tests/sim/abort.c, tests/mpi/ring.c).
 #[test]
 fn thread_edges_tls_late_starts_exiting_threads_semihosting_writes_aborts_and_hashed_processes() {

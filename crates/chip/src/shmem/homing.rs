@@ -72,12 +72,24 @@ impl HashMode {
 }
 
 /// Where the lines the mode does not hash are homed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Base {
     /// At the tile that touches the page first.
+    #[default]
     Local,
     /// At this tile.
     Remote(usize),
+}
+
+impl Base {
+    /// `local`, or `remote:T` (T: the index of a core of the run, whose tile homes every page).
+    pub fn parse(text: &str) -> Result<Base, String> {
+        match text.split_once(':') {
+            None if text == "local" => Ok(Base::Local),
+            Some(("remote", t)) => t.parse().map(Base::Remote).map_err(|_| format!("homing {text:?}: remote:T takes a core index")),
+            _ => Err(format!("unknown homing {text:?}: expected local or remote:T (T a core index)")),
+        }
+    }
 }
 
 /// The home of every line of one address space.
@@ -175,6 +187,14 @@ mod tests {
             assert_eq!(HashMode::parse(mode.name()), Ok(mode));
         }
         assert!(HashMode::parse("most").unwrap_err().contains("none, ro, static, allbutstack, all"));
+    }
+
+    #[test]
+    fn base_policies_parse() {
+        assert_eq!(Base::parse("local"), Ok(Base::Local));
+        assert_eq!(Base::parse("remote:12"), Ok(Base::Remote(12)));
+        assert!(Base::parse("remote:x").unwrap_err().contains("takes a core index"));
+        assert!(Base::parse("hash").unwrap_err().contains("expected local or remote:T"));
     }
 
     #[test]
