@@ -990,7 +990,11 @@ impl Chip {
             n
         });
         stats.memory_controllers = self.ni.as_ref().map(|ni| ni.controller_stats()).unwrap_or_default();
-        stats.memory = self.memory.as_ref().map(|m| crate::stats::MemoryStats { controllers: m.ms.controller_counters().to_vec(), network: network_stats(&m.net) });
+        stats.memory = self.memory.as_ref().map(|m| {
+            let mut network = network_stats(&m.net);
+            network.frequency_hz = self.config.network_frequency_mhz() * 1_000_000;
+            m.stats(network)
+        });
         stats
     }
 }

@@ -101,6 +101,8 @@ pub struct CachedMemory {
     seq: u64,
     /// Per core: packets waiting to leave or travelling to its tile.
     inbound: Vec<u32>,
+    /// Latency of the messages that crossed the network.
+    latency: noc::Histogram,
     core_node: Vec<NodeId>,
     controller_node: Vec<NodeId>,
     /// Per core: no other core shares its address space.
@@ -211,6 +213,7 @@ impl CachedMemory {
             packets: HashMap::new(),
             seq: 0,
             inbound: vec![0; n],
+            latency: noc::Histogram::default(),
             core_node: nodes.to_vec(),
             controller_node,
             // Alone: no other core shares its address space nor homes any of its lines.
@@ -250,6 +253,18 @@ impl CachedMemory {
             self.seq += 1;
             self.departures.push(Reverse((p.at, self.seq)));
             self.packets.insert(self.seq, p);
+        }
+    }
+
+    /// What the memory system's messages did, for `stats.json`.
+    pub fn stats(&self, network: crate::stats::NetworkStats) -> crate::stats::MemoryStats {
+        let links = self.net.link_stats();
+        let link_flits = (0..self.net.mesh().routers()).map(|r| [0, 1, 2, 3].map(|p| links.flits(r, p))).collect();
+        crate::stats::MemoryStats {
+            controllers: self.ms.controller_counters().to_vec(),
+            network,
+            messages: crate::background::LatencySummary::of(&self.latency),
+            link_flits,
         }
     }
 
@@ -296,6 +311,7 @@ impl CachedMemory {
         loop {
             let mut arrived: Vec<Packet> = Vec::new();
             for d in self.net.take_delivered() {
+                self.latency.record(d.ejected.0 - d.created.0);
                 arrived.push(self.packets.remove(&d.payload).expect("a memory packet in flight"));
             }
             while let Some(&Reverse((at, id))) = self.local.peek() {

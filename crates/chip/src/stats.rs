@@ -169,6 +169,11 @@ pub struct MemoryStats {
     pub controllers: Vec<crate::shmem::ControllerCounters>,
     /// The memory network (`caches.network`).
     pub network: NetworkStats,
+    /// Latency of the memory system's messages (requests, lines, invalidations, acknowledgements), network cycles.
+    pub messages: crate::background::LatencySummary,
+    /// Flits each router sent on each of its mesh links, `[north, east, south, west]`, by router: the coherence and
+    /// memory traffic per link.
+    pub link_flits: Vec<[u64; 4]>,
 }
 
 /// What the on-chip network carried.

@@ -85,6 +85,12 @@ fn threads_on_64_cores_give_one_result_in_every_hashing_mode_and_hashing_moves_c
         let invalidations: u64 = cores.iter().map(|c| c["memory"]["invalidations_sent"].as_u64().unwrap()).sum();
         assert!(invalidations > 0, "mode {mode}: shared lines are invalidated");
         assert!(s["memory"]["controllers"].as_array().unwrap().iter().any(|c| c["reads"].as_u64().unwrap() > 0));
+        // The coherence traffic per link adds up to the memory network's, and its messages have latencies.
+        let links = s["memory"]["link_flits"].as_array().unwrap();
+        assert_eq!(links.len(), 64);
+        let per_link: u64 = links.iter().flat_map(|l| l.as_array().unwrap()).map(|f| f.as_u64().unwrap()).sum();
+        assert_eq!(per_link, s["memory"]["network"]["link_flits"].as_u64().unwrap());
+        assert!(s["memory"]["messages"]["packets"].as_u64().unwrap() > 0 && s["memory"]["messages"]["p99"].as_u64().unwrap() > 0);
     }
     // docs/shmem.md: hashing the stacks sends every thread's stack stores to remote homes, which costs cycles;
     // hashing bss spreads the contended counters' lines, which local homing puts on the one tile that touched their
