@@ -128,8 +128,10 @@ fn programs_print_the_same_with_cached_memory_and_pay_for_their_misses() {
     for source in ["tests/mpi/ring.c", "tests/sim/semihost.c"] {
         let elf = program(source, &chip);
         let (private, cached) = (dir.join("private.json"), dir.join("cached.json"));
-        let a = run(&chip, &["--stats", private.to_str().unwrap()], &elf, &[]);
-        let b = run(&chip, &["--memory", "cached", "--stats", cached.to_str().unwrap()], &elf, &[]);
+        // semihost.c writes a file: in the scratch directory, not the repository.
+        let work = ["--work-dir", dir.to_str().unwrap()];
+        let a = run(&chip, &[&work[..], &["--stats", private.to_str().unwrap()]].concat(), &elf, &[]);
+        let b = run(&chip, &[&work[..], &["--memory", "cached", "--stats", cached.to_str().unwrap()]].concat(), &elf, &[]);
         assert!(a.status.success() && b.status.success(), "{source}: {}\n{}", show(&a), show(&b));
         // The cores print at other cycles, so in another order.
         let sorted = |o: &Output| {
