@@ -4,6 +4,8 @@
  *         value (its block is made from the program's template, not copied from main's);
  *   late  a thread starts another after main has returned: refused (-1), and the run ends;
  *   exit  a thread calls exit(3) while main joins it: the join returns, and the run's status is 3;
+ *   bad   a thread makes a thread call with an unreadable parameter block: it stops with a report, main's join
+ *         returns with the value -1, and the run's status is SIGSYS's (159);
  *   dma   a thread reads a line while main's read() fills it, then checks it after a flag: never stale (the
  *         simulator's writes reach lines on their way to caches). Needs tests/programs/input.txt. */
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <nocmsg_semihost.h>
 #include <nocmsg_thread.h>
 
 static __thread int tls_value = 5;
@@ -41,6 +44,13 @@ static void *exiter(void *a)
 {
     (void)a;
     exit(3);
+}
+
+static void *bad_caller(void *a)
+{
+    (void)a;
+    nocmsg_semihost(NOCMSG_SYS_THREAD_JOIN, (void *)0x10);
+    return 0;
 }
 
 #define ITERS 100
@@ -91,6 +101,13 @@ int main(int argc, char **argv)
         printf("join: %d\n", nocmsg_thread_join(1, &r));
         return 0;
     }
+    if (!strcmp(what, "bad")) {
+        void *r;
+        nocmsg_thread_start(1, bad_caller, 0);
+        int rc = nocmsg_thread_join(1, &r);
+        printf("join: %d, value %ld\n", rc, (long)(intptr_t)r);
+        return 0;
+    }
     if (!strcmp(what, "dma")) {
         for (int i = 0; i < ITERS; i++)
             lines[i].x = (uint64_t)i; /* homes the page at main's tile */
@@ -111,6 +128,6 @@ int main(int argc, char **argv)
         printf("stale after synchronisation: %d of %d\n", stale, ITERS);
         return 0;
     }
-    printf("usage: thread_edges tls|late|exit|dma\n");
+    printf("usage: thread_edges tls|late|exit|bad|dma\n");
     return 2;
 }

@@ -485,10 +485,11 @@ impl CachedMemory {
     fn semihost(&mut self, cores: &mut [Core], rank: usize, d: Decoded, env: &CoreEnv) -> NiOutcome {
         use crate::semihost::{NOCMSG_SYS_THREAD_EXIT, NOCMSG_SYS_THREAD_INFO, NOCMSG_SYS_THREAD_JOIN, NOCMSG_SYS_THREAD_START};
         let op = cores[rank].hart.x[10];
-        if matches!(op, NOCMSG_SYS_THREAD_INFO | NOCMSG_SYS_THREAD_START | NOCMSG_SYS_THREAD_EXIT | NOCMSG_SYS_THREAD_JOIN) {
-            return self.thread_call(cores, rank, d, env);
-        }
-        let outcome = self.semihost_call(cores, rank, d, env);
+        let outcome = if matches!(op, NOCMSG_SYS_THREAD_INFO | NOCMSG_SYS_THREAD_START | NOCMSG_SYS_THREAD_EXIT | NOCMSG_SYS_THREAD_JOIN) {
+            self.thread_call(cores, rank, d, env)
+        } else {
+            self.semihost_call(cores, rank, d, env)
+        };
         if outcome == NiOutcome::Stopped {
             self.core_stopped(cores, rank, env);
         }
@@ -580,7 +581,7 @@ impl CachedMemory {
                     // crt0 puts over the template, may have changed since).
                     let tp = f[4];
                     if tp != 0 && !self.tls_image.is_empty() {
-                        if tp < self.lo || tp + self.tls_image.len() as u64 > self.hi {
+                        if tp < self.lo || tp.checked_add(self.tls_image.len() as u64).is_none_or(|end| end > self.hi) {
                             return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_START (thread-local block)");
                         }
                         let (key, owner) = (cores[rank].memory_key, first);

@@ -256,13 +256,15 @@ fn remote_homing_puts_every_page_at_one_tile() {
 fn thread_edges_tls_late_starts_exiting_threads_semihosting_writes_aborts_and_hashed_processes() {
     let chip = chip("udn-2x2");
     let edges = program("tests/sim/thread_edges.c", &chip);
-    let cases: [(&str, i32, &str); 4] = [
+    let cases: [(&str, i32, &str); 5] = [
         // The thread's block was copied from main's, which main had changed.
         ("tls", 0, "main's value 100, the thread's 5"),
         // Starting a thread after main returned broke the scheduler's count (a panic in debug builds).
         ("late", 0, "a thread starting another after main returned: -1"),
         // exit() in a thread left its joiner waiting forever.
         ("exit", 3, "join: 0"),
+        // A thread call that faulted its thread left its joiner waiting.
+        ("bad", 159, "join: 0, value -1"),
         // A semihosting read() missed the copy of a line on its way to a cache.
         ("dma", 0, "stale after synchronisation: 0 of 100"),
     ];
