@@ -336,10 +336,9 @@ impl Chip {
             envs.push(env);
             diagnostics.push(Arc::new(ProgramDiagnostics::new(job.program)));
         }
-        let functions = jobs[0].program.functions.clone();
-        let sections = program_sections(jobs[0].program, &envs[0]);
-        let tls = jobs[0].program.tls.clone();
-        Chip::assemble(config, cores, envs, infos, functions, diagnostics, options, (sections, tls))
+        let first = jobs[0].program;
+        let image = FirstImage { functions: first.functions.clone(), sections: program_sections(first, &envs[0]), tls: first.tls.clone() };
+        Chip::assemble(config, cores, envs, infos, image, diagnostics, options)
     }
 
     /// The cores of one job (chip-wide indices from `first`) and their environment.
@@ -464,10 +463,9 @@ impl Chip {
         mut cores: Vec<Core>,
         mut envs: Vec<CoreEnv>,
         jobs: Vec<JobInfo>,
-        functions: Vec<Function>,
+        image: FirstImage,
         diagnostics: Vec<Arc<ProgramDiagnostics>>,
         options: RunOptions,
-        (sections, tls): (Vec<(u64, u64, crate::shmem::homing::Section)>, Option<(u64, Vec<u8>, u64)>),
     ) -> Result<Chip, LoadError> {
         let tiles = config.tiles();
         let sizes: Vec<usize> = jobs.iter().map(|j| j.tiles.len()).collect();
@@ -525,8 +523,8 @@ impl Chip {
                 cores_per_process: options.memory.cores_per_process.max(1),
                 heap_end: env.heap_end,
                 stack_top: env.stack_top,
-                sections,
-                tls,
+                sections: image.sections,
+                tls: image.tls,
                 hash_mode: options.memory.hash_mode,
                 homing: options.memory.homing,
             };
@@ -542,6 +540,7 @@ impl Chip {
             }
             p
         });
+        let functions = image.functions;
         Ok(Chip { config, cores, network, ni, envs, options, jobs, functions, diagnostics, background, memory, perturbation })
     }
 
@@ -618,12 +617,7 @@ impl Chip {
                         sched.at_ni(rank, core.hart.cycle, d);
                     }
                     RunStop::Stopped => {
-                        let end = core.end_cycle.unwrap_or(core.hart.cycle);
-                        core.console.flush_partial(rank, end);
-                        if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
-                            abort = Some((end, rank));
-                            horizon = horizon.min(end);
-                        }
+                        core_stopped(core, &mut abort, &mut horizon);
                         if let Some(m) = self.memory.as_mut() {
                             // A thread that stopped: its process may end, a joiner go on.
                             m.core_stopped(&mut self.cores, rank, &self.envs[0]);
@@ -732,16 +726,8 @@ impl Chip {
                         match mem.execute(&mut self.cores, rank, d, env) {
                             NiOutcome::Continue => sched.ready.push(rank),
                             NiOutcome::Blocked => sched.block(rank),
-                            _ => {
-                                let core = &mut self.cores[rank];
-                                let end = core.end_cycle.unwrap_or(core.hart.cycle);
-                                core.console.flush_partial(rank, end);
-                                // A semihosting abort ends the run here, as from the fast loop.
-                                if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
-                                    abort = Some((end, rank));
-                                    horizon = horizon.min(end);
-                                }
-                            }
+                            // A semihosting abort ends the run here, as from the fast loop.
+                            _ => core_stopped(&mut self.cores[rank], &mut abort, &mut horizon),
                         }
                         let done = mem.resume(&mut self.cores, &self.envs[0]);
                         sched.resume(&mut self.cores, done.into_iter());
@@ -1023,6 +1009,25 @@ fn network_stats(net: &Network) -> NetworkStats {
         flits_per_port: per_port,
         link_flits,
         busiest_link_flits: busiest,
+    }
+}
+
+/// What the chip keeps of the first job's program: its functions (for profiles), its sections (for the hashing
+/// modes) and its thread-local template (for threads).
+struct FirstImage {
+    functions: Vec<Function>,
+    sections: Vec<(u64, u64, crate::shmem::homing::Section)>,
+    tls: Option<(u64, Vec<u8>, u64)>,
+}
+
+/// Core `core` has stopped: its console's last partial line goes out, and if it aborted before any abort so far
+/// (by cycle, then rank), the run ends at its cycle (`abort`, `horizon`).
+fn core_stopped(core: &mut Core, abort: &mut Option<(u64, usize)>, horizon: &mut u64) {
+    let (end, rank) = (core.end_cycle.unwrap_or(core.hart.cycle), core.rank);
+    core.console.flush_partial(rank, end);
+    if matches!(core.status, CoreStatus::Aborted { .. }) && abort.map_or(true, |first| (end, rank) < first) {
+        *abort = Some((end, rank));
+        *horizon = (*horizon).min(end);
     }
 }
 

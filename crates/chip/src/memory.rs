@@ -32,20 +32,21 @@ struct CoresDram<'a> {
     cores: &'a mut [Core],
 }
 
+impl CoresDram<'_> {
+    /// The image of the address space `addr` lies in.
+    fn image(&mut self, addr: u64) -> DramOf<'_> {
+        let owner = (addr >> KEY_SHIFT) as usize;
+        DramOf { ram: &mut self.cores[owner].mem.ram, owner }
+    }
+}
+
 impl Dram for CoresDram<'_> {
     fn read(&mut self, addr: u64, buf: &mut [u8]) {
-        let (owner, a) = ((addr >> KEY_SHIFT) as usize, addr & ((1 << KEY_SHIFT) - 1));
-        match self.cores[owner].mem.ram.slice(a, buf.len()) {
-            Some(s) => buf.copy_from_slice(s),
-            None => buf.fill(0),
-        }
+        self.image(addr).read(addr, buf)
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) {
-        let (owner, a) = ((addr >> KEY_SHIFT) as usize, addr & ((1 << KEY_SHIFT) - 1));
-        if let Some(s) = self.cores[owner].mem.ram.slice_mut(a, data.len()) {
-            s.copy_from_slice(data);
-        }
+        self.image(addr).write(addr, data)
     }
 }
 
@@ -410,7 +411,7 @@ impl CachedMemory {
             op if matches!(riscv::timing::LatencyClass::of(op), riscv::timing::LatencyClass::Amo | riscv::timing::LatencyClass::LrSc) => {
                 let core = &mut cores[rank];
                 let addr = core.hart.x[usize::from(d.rs1)];
-                let size = if matches!(op, Op::LrW | Op::ScW) || op.name().ends_with(".w") { 4 } else { 8 };
+                let size = if op.name().ends_with(".w") { 4 } else { 8 };
                 if addr % size != 0 || addr < self.lo || addr + size > self.hi {
                     // Let the executor report it, as without caches.
                     let outcome = self.private_fault(core, d, env);
@@ -581,7 +582,7 @@ impl CachedMemory {
                     // crt0 puts over the template, may have changed since).
                     let tp = f[4];
                     if tp != 0 && !self.tls_image.is_empty() {
-                        if tp < self.lo || tp.checked_add(self.tls_image.len() as u64).is_none_or(|end| end > self.hi) {
+                        if tp < self.lo || tp.checked_add(self.tls_image.len() as u64).map_or(true, |end| end > self.hi) {
                             return bad(&mut cores[rank], "NOCMSG_SYS_THREAD_START (thread-local block)");
                         }
                         let (key, owner) = (cores[rank].memory_key, first);
@@ -744,7 +745,7 @@ impl GuestMemory for Coherent<'_, '_> {
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) -> bool {
-        if addr < self.lo || addr.checked_add(data.len() as u64).is_none_or(|end| end > self.hi) {
+        if addr < self.lo || addr.checked_add(data.len() as u64).map_or(true, |end| end > self.hi) {
             return false;
         }
         self.ms.dma_write(self.key | addr, data, &mut *self.dram);

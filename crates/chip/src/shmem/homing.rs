@@ -22,8 +22,7 @@ pub enum Section {
 }
 
 /// Which sections are hashed for home: the five modes of the hybrid study.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum HashMode {
     /// Nothing: every section keeps the base policy (the default of `nocmsg run --hash-mode`).
     #[default]

@@ -131,6 +131,7 @@ impl Atomic {
 /// A line's bytes on their way to a cache. The engine keeps a handle on every one in flight, so that the simulator's
 /// own writes into memory ([`MemSystem::dma_write`]) reach the copies under way too.
 pub type LineData = std::rc::Rc<std::cell::RefCell<Box<[u8]>>>;
+type WeakLineData = std::rc::Weak<std::cell::RefCell<Box<[u8]>>>;
 
 /// What travels on the memory network.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,7 +320,7 @@ pub struct MemSystem {
     /// could start a request for a line whose queue is being served, overtaking it).
     local_answers: VecDeque<(usize, u64, Answer)>,
     /// Per line, the lines' bytes in flight to caches (`ReadData`, `MemData`), weakly held.
-    in_flight: HashMap<u64, Vec<std::rc::Weak<std::cell::RefCell<Box<[u8]>>>>>,
+    in_flight: HashMap<u64, Vec<WeakLineData>>,
     /// Lines written back whose data has not reached the controller yet: how many such writes, and the latest data.
     writebacks: HashMap<u64, (u32, Box<[u8]>)>,
     /// Stores and atomics as their homes applied them (word address, new value), for the tests' coherence checks.
@@ -807,6 +808,18 @@ impl MemSystem {
         }
     }
 
+    /// Tile `tile` drops its read-only copy of `line`, if it has one (not a line homed there).
+    fn drop_copy(&mut self, tile: usize, line: u64) {
+        let t = &mut self.tiles[tile];
+        if let Some(slot) = t.l2.peek(line) {
+            if t.state[slot] == Line::Copy {
+                t.l2.remove(line);
+                t.l1.remove(line);
+                t.state[slot] = Line::Empty;
+            }
+        }
+    }
+
     /// Puts `line` into tile `tile`'s L2 as `state` with `data`, evicting what it must (a dirty home line is
     /// written back; copies go silently).
     fn install(&mut self, tile: usize, line: u64, state: Line, data: &[u8], now: u64) -> usize {
@@ -876,15 +889,8 @@ impl MemSystem {
             }
             (Endpoint::Tile(home), Msg::Atomic { line, offset, op, from }) => self.home_request(home, line, Req::Atomic { from, offset, op }, now),
             (Endpoint::Tile(tile), Msg::Inv { line, home }) => {
-                let t = &mut self.tiles[tile];
-                t.counters.invalidations_received += 1;
-                if let Some(slot) = t.l2.peek(line) {
-                    if t.state[slot] == Line::Copy {
-                        t.l2.remove(line);
-                        t.l1.remove(line);
-                        t.state[slot] = Line::Empty;
-                    }
-                }
+                self.tiles[tile].counters.invalidations_received += 1;
+                self.drop_copy(tile, line);
                 let at = now + u64::from(self.params.l1d.latency_cycles);
                 self.send(at, Endpoint::Tile(tile), Endpoint::Tile(home), Msg::InvAck { line, from: tile });
             }
@@ -962,14 +968,7 @@ impl MemSystem {
             }
             let sharers = self.tiles[home].dir.get(&line).map(|e| e.sharers.clone()).unwrap_or_default();
             for s in sharers {
-                let t = &mut self.tiles[s];
-                if let Some(slot) = t.l2.peek(line) {
-                    if t.state[slot] == Line::Copy {
-                        t.l2.remove(line);
-                        t.l1.remove(line);
-                        t.state[slot] = Line::Empty;
-                    }
-                }
+                self.drop_copy(s, line);
             }
             self.set_shared(home, line);
         }
