@@ -3,10 +3,12 @@
  *   shm  through shared memory: run with --threads; pair p is threads 2p and 2p+1. Each side copies its message
  *        into a buffer the other reads, then raises a sequence flag (release); the other waits for the flag
  *        (acquire) and copies the message out;
- *   msg  through libnocmsg messages (the UDN port): run as separate processes; pair p is ranks 2p and 2p+1.
+ *   msg  through libnocmsg messages (the UDN port): run as separate processes; pair p is ranks 2p and 2p+1;
+ *   xmsg the same through NoCMsg's non-flow-controlled transfers (nocmsg_xsend/nocmsg_xrecv): the receiver of each
+ *        message is already waiting in nocmsg_xrecv or about to be (a ping-pong), so the sender streams at once.
  * Every pair prints `pingpong,MODE,PAIR,SIZE,REPS,CYCLES` (cycles of its first core from a common start to the
  * end of its last round trip).
- * Usage: pingpong.elf shm|msg SIZE REPS [PAIRS] (shm: PAIRS, default 1, needs 2 PAIRS threads). */
+ * Usage: pingpong.elf shm|msg|xmsg SIZE REPS [PAIRS] (shm: PAIRS, default 1, needs 2 PAIRS threads). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +104,7 @@ static int run_shm(void)
     return ok ? 0 : 1;
 }
 
-static int run_msg(int *argc, char ***argv)
+static int run_msg(int *argc, char ***argv, int raw)
 {
     nocmsg_init(argc, argv);
     int rank = nocmsg_rank(), n = nocmsg_size();
@@ -119,26 +121,33 @@ static int run_msg(int *argc, char ***argv)
     nocmsg_barrier(NOCMSG_COMM_WORLD);
     uint64_t t0 = nocmsg_cycles();
     for (long r = 1; r <= reps; r++) {
-        if (a) {
-            nocmsg_send(mine, (int)size, NOCMSG_BYTE, peer, (int)(r & 0x7fff), NOCMSG_COMM_WORLD);
-            nocmsg_recv(got, (int)size, NOCMSG_BYTE, peer, (int)(r & 0x7fff), NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+        int tag = (int)(r & 0x7fff);
+        if (raw && a) {
+            nocmsg_xsend(mine, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD);
+            nocmsg_xrecv(got, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+        } else if (raw) {
+            nocmsg_xrecv(got, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+            nocmsg_xsend(mine, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD);
+        } else if (a) {
+            nocmsg_send(mine, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD);
+            nocmsg_recv(got, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
         } else {
-            nocmsg_recv(got, (int)size, NOCMSG_BYTE, peer, (int)(r & 0x7fff), NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
-            nocmsg_send(mine, (int)size, NOCMSG_BYTE, peer, (int)(r & 0x7fff), NOCMSG_COMM_WORLD);
+            nocmsg_recv(got, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+            nocmsg_send(mine, (int)size, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD);
         }
     }
     uint64_t cycles = nocmsg_cycles() - t0;
     int ok = size == 0 || (got[0] == (unsigned char)peer && got[size - 1] == got[0]);
     if (a)
-        printf("pingpong,msg,%d,%ld,%ld,%llu\n", rank / 2, size, reps, (unsigned long long)cycles);
+        printf("pingpong,%s,%d,%ld,%ld,%llu\n", raw ? "xmsg" : "msg", rank / 2, size, reps, (unsigned long long)cycles);
     nocmsg_finalize();
     return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || (strcmp(argv[1], "shm") && strcmp(argv[1], "msg"))) {
-        printf("usage: pingpong.elf shm|msg SIZE REPS [PAIRS]\n");
+    if (argc < 4 || (strcmp(argv[1], "shm") && strcmp(argv[1], "msg") && strcmp(argv[1], "xmsg"))) {
+        printf("usage: pingpong.elf shm|msg|xmsg SIZE REPS [PAIRS]\n");
         return 2;
     }
     size = strtol(argv[2], NULL, 10);
@@ -148,5 +157,7 @@ int main(int argc, char **argv)
         printf("pingpong: bad SIZE or REPS\n");
         return 2;
     }
-    return strcmp(argv[1], "shm") == 0 ? run_shm() : run_msg(&argc, &argv);
+    if (strcmp(argv[1], "shm") == 0)
+        return run_shm();
+    return run_msg(&argc, &argv, strcmp(argv[1], "xmsg") == 0);
 }

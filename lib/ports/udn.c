@@ -256,12 +256,50 @@ const char *nocmsg_port_kind(void)
 /* Writes up to n of words to dest, `total` (>= n) being the words the caller will send to dest in sequence (the
  * length a new packet announces, up to the packet limit), as far as the output queue has credits; returns how many
  * it wrote. Never stalls. */
-static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total);
+static inline size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total);
+static size_t push_run_irq(int dest, const uint64_t *words, size_t n, size_t total);
 
-static size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
+/* Writes words[0..m) with stalling writes, loading four before writing them, so that no write waits for its load
+ * (the copy loops here run once per word of every message; the core has no branch prediction). */
+static inline __attribute__((always_inline)) void send_words(const uint64_t *w, size_t m)
 {
-    if (!udn.irq_mode)
+    const uint64_t *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
+        nocmsg_udn_send(a);
+        nocmsg_udn_send(b);
+        nocmsg_udn_send(c);
+        nocmsg_udn_send(d);
+    }
+    for (; w < end; w++)
+        nocmsg_udn_send(*w);
+}
+
+/* Reads m words of queue 0 into w[0..m) with stalling reads (the polling mode's rx_take), four at a time. */
+static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t m)
+{
+    uint64_t *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = nocmsg_udn_recv(Q), b = nocmsg_udn_recv(Q), c = nocmsg_udn_recv(Q), d = nocmsg_udn_recv(Q);
+        w[0] = a;
+        w[1] = b;
+        w[2] = c;
+        w[3] = d;
+    }
+    for (; w < end; w++)
+        *w = nocmsg_udn_recv(Q);
+}
+
+/* The polling mode's pushes are inline and frameless; the interrupt-driven mode's go out of line. */
+static inline __attribute__((always_inline)) size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
+{
+    if (__builtin_expect(!udn.irq_mode, 1))
         return push_run_now(dest, words, n, total);
+    return push_run_irq(dest, words, n, total);
+}
+
+__attribute__((noinline, cold)) static size_t push_run_irq(int dest, const uint64_t *words, size_t n, size_t total)
+{
     /* Interrupt-driven: the handler must not write into the middle of a packet, so it waits (masked) while this
      * rank writes; and a new packet to dest waits for the last one's ACK. */
     irq_mask();
@@ -280,7 +318,8 @@ static size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
     return k;
 }
 
-static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total)
+static inline __attribute__((always_inline)) size_t push_run_now(int dest, const uint64_t *words, size_t n,
+                                                                  size_t total)
 {
     if (n == 0 || (udn.open_dest >= 0 && udn.open_dest != dest))
         return 0;
@@ -304,8 +343,7 @@ static size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t tot
         size_t m = n - k < udn.open_left ? n - k : udn.open_left;
         if (m > credits && (credits = nocmsg_udn_credits()) < m)
             m = (size_t)credits;
-        for (size_t i = 0; i < m; i++)
-            nocmsg_udn_send(words[k + i]);
+        send_words(words + k, m);
         k += m;
         credits -= m;
         udn.open_left -= (unsigned)m;
@@ -339,18 +377,12 @@ size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payloa
 
 /* Words [from, words) of a `bytes`-byte message at buf (any alignment; the last word's bytes past the message are
  * zero), `total` the words the caller sends in sequence from `from` on; returns the position reached. */
-static size_t push_bytes_run(int dest, const void *buf, size_t bytes, size_t from, size_t total)
+/* Misaligned words and the last part word of a message, through an aligned copy, a few at a time. */
+__attribute__((noinline)) static size_t push_bytes_skewed(int dest, const void *buf, size_t bytes, size_t from,
+                                                          size_t total)
 {
-    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    size_t words = (bytes + 7) / 8;
     const unsigned char *b = buf;
-    if (((uintptr_t)buf & 7) == 0 && from < whole) {
-        size_t k = push_run(dest, (const uint64_t *)buf + from, whole - from, total);
-        total -= k;
-        from += k;
-        if (from < whole)
-            return from;
-    }
-    /* Misaligned words and the last part word, through an aligned copy, a few at a time. */
     while (from < words) {
         uint64_t copy[16];
         size_t m = words - from < 16 ? words - from : 16;
@@ -366,13 +398,29 @@ static size_t push_bytes_run(int dest, const void *buf, size_t bytes, size_t fro
     return from;
 }
 
+/* Payload words [from, from + total) of a `bytes`-byte message: an aligned buffer's whole words straight from it
+ * (inline, no stack frame), the rest through push_bytes_skewed. */
+static inline __attribute__((always_inline)) size_t push_bytes_run(int dest, const void *buf, size_t bytes,
+                                                                   size_t from, size_t total)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    if (((uintptr_t)buf & 7) == 0 && from < whole) {
+        size_t k = push_run(dest, (const uint64_t *)buf + from, whole - from, total);
+        total -= k;
+        from += k;
+        if (from < whole)
+            return from;
+    }
+    return from < words ? push_bytes_skewed(dest, buf, bytes, from, total) : from;
+}
+
 size_t nocmsg_port_push_bytes(int dest, const void *buf, size_t bytes, size_t from)
 {
     size_t words = (bytes + 7) / 8;
     return from < words ? push_bytes_run(dest, buf, bytes, from, words - from) : from;
 }
 
-size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes)
+__attribute__((noinline)) static size_t push_message_any(int dest, uint64_t header, const void *buf, size_t bytes)
 {
     size_t words = (bytes + 7) / 8;
     if (push_run(dest, &header, 1, words + 1) == 0)
@@ -380,10 +428,36 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
     return 1 + (words ? push_bytes_run(dest, buf, bytes, 0, words) : 0);
 }
 
-int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
+size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes)
 {
-    if (udn.open_dest >= 0 || udn.irq_mode)
-        return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
+    /* The common case without a stack frame: polling mode, no packet open, an aligned message of whole words that
+     * fits one packet, and room for the packet's first three words (what push_run would write, in one go). */
+    size_t words = bytes / 8;
+    if (__builtin_expect(!udn.irq_mode && udn.open_dest < 0 && ((uintptr_t)buf & 7) == 0 && (bytes & 7) == 0 &&
+                             words + 2 <= udn.max_words,
+                         1)) {
+        uint64_t credits = nocmsg_udn_credits();
+        if (__builtin_expect(credits >= 3, 1)) {
+            nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 2, Q));
+            nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(words + 1) << 16);
+            nocmsg_udn_send(header);
+            udn.packets_out++;
+            size_t m = credits - 3 < words ? (size_t)credits - 3 : words;
+            send_words(buf, m);
+            if (m < words) {
+                udn.open_dest = dest;
+                udn.open_left = (unsigned)(words - m);
+            }
+            return 1 + m;
+        }
+    }
+    return push_message_any(dest, header, buf, bytes);
+}
+
+/* nocmsg_port_write_message for any alignment and length: packets of up to max_words, misaligned words and the
+ * last part word through memcpy. */
+__attribute__((noinline)) static int write_message_any(int dest, uint64_t header, const void *buf, size_t bytes)
+{
     size_t words = (bytes + 7) / 8, at = 0, whole = bytes / 8;
     const unsigned char *b = buf;
     int aligned = ((uintptr_t)buf & 7) == 0;
@@ -400,18 +474,36 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
             len--;
             first = 0;
         }
-        for (size_t i = 0; i < len; i++, at++) {
-            uint64_t w;
-            if (aligned && at < whole) {
-                w = ((const uint64_t *)buf)[at];
-            } else {
-                w = 0;
-                memcpy(&w, b + 8 * at, bytes - 8 * at < 8 ? bytes - 8 * at : 8);
-            }
+        if (aligned && at < whole) {
+            size_t m = whole - at < len ? whole - at : len;
+            send_words((const uint64_t *)buf + at, m);
+            at += m;
+            len -= m;
+        }
+        for (; len > 0; len--, at++) {
+            uint64_t w = 0;
+            memcpy(&w, b + 8 * at, bytes - 8 * at < 8 ? bytes - 8 * at : 8);
             nocmsg_udn_send(w);
         }
     }
     return 1;
+}
+
+int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
+{
+    if (udn.open_dest >= 0 || udn.irq_mode)
+        return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
+    /* The common case without a stack frame: an aligned message of whole words in one packet. */
+    size_t words = bytes / 8;
+    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && (bytes & 7) == 0 && words + 2 <= udn.max_words, 1)) {
+        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 2, Q));
+        nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(words + 1) << 16);
+        nocmsg_udn_send(header);
+        udn.packets_out++;
+        send_words(buf, words);
+        return 1;
+    }
+    return write_message_any(dest, header, buf, bytes);
 }
 
 int nocmsg_port_udn_word(int dest, unsigned queue, uint64_t word)
@@ -569,6 +661,29 @@ static inline int can_push(void)
 size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from)
 {
     size_t words = (bytes + 7) / 8;
+    /* The whole words of an aligned buffer into the open packet to dest, as credits come back (no stack frame): the
+     * output queue holds a few words, so a stream mostly waits for credits here. */
+    if (!udn.irq_mode && udn.open_dest == dest && ((uintptr_t)buf & 7) == 0) {
+        size_t whole = bytes / 8, end = from + udn.open_left;
+        if (end > whole)
+            end = whole;
+        while (from < end) {
+            uint64_t credits = nocmsg_udn_credits();
+            if (credits == 0) {
+                if (word_waiting())
+                    break;
+                continue;
+            }
+            size_t m = end - from < credits ? end - from : (size_t)credits;
+            send_words((const uint64_t *)buf + from, m);
+            from += m;
+            udn.open_left -= (unsigned)m;
+        }
+        if (udn.open_left == 0)
+            udn.open_dest = -1;
+        if (from == words || word_waiting())
+            return from;
+    }
     for (;;) {
         from = nocmsg_port_push_bytes(dest, buf, bytes, from);
         if (from == words || word_waiting())
@@ -661,8 +776,11 @@ static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
             if (m == 0)
                 break;
         }
-        for (size_t i = 0; i < m; i++)
-            words[k + i] = rx_take();
+        if (__builtin_expect(!udn.irq_mode, 1))
+            recv_words(words + k, m);
+        else
+            for (size_t i = 0; i < m; i++)
+                words[k + i] = rx_take();
         k += m;
         udn.cur_left -= (unsigned)m;
     }
@@ -687,6 +805,15 @@ int nocmsg_port_take(int src, uint64_t *word)
 size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
 {
     size_t words = (bytes + 7) / 8, whole = bytes / 8, k = 0;
+    /* The common case without a stack frame: polling mode, an aligned message of whole words, all in src's packet
+     * under way (none read ahead): stalling reads straight into the buffer. */
+    if (__builtin_expect(!udn.irq_mode && udn.cur_src == src && !udn.ahead_valid && whole == words &&
+                             words <= udn.cur_left && ((uintptr_t)buf & 7) == 0,
+                         1)) {
+        recv_words(buf, words);
+        udn.cur_left -= (unsigned)words;
+        return words;
+    }
     if (((uintptr_t)buf & 7) == 0)
         k = pull_run(src, buf, whole, 1);
     unsigned char *b = buf;

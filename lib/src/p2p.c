@@ -114,6 +114,20 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
     ((c) && (unsigned)(type)-1u < NOCMSG_BASIC_DATATYPES - 1u && (count) >= 0 && ((buf) || !(count)) &&         \
      (unsigned)(peer) < (unsigned)(c)->size && (unsigned)(tag) <= NOCMSG_TAG_UB)
 
+/* The rest of a blocking send's eager message after the fast path's push (`sent` payload words out). On the UDN,
+ * whose output queue holds a few words, the push usually stops for credits a few words in: stream the rest while no
+ * word arrives (what the engine's wait would do, with nothing else queued to send, at a fraction of the cost), and
+ * leave the engine only what a word's arrival interrupts. */
+static int send_rest(int to, const void *buf, size_t bytes, size_t sent)
+{
+#ifdef NOCMSG_PORT_UDN
+    sent = nocmsg_port_stream_bytes(to, buf, bytes, sent);
+    if (sent == (bytes + 7) / 8)
+        return NOCMSG_SUCCESS;
+#endif
+    return nocmsg_engine_send_rest(to, buf, bytes, sent);
+}
+
 /* The eager fast path of a misaligned buffer, out of line so that the aligned one needs no stack frame. */
 __attribute__((noinline)) static int send_skewed(const void *buf, int count, nocmsg_datatype type, int dest, int tag,
                                                  nocmsg_comm comm, int to, uint64_t header)
@@ -123,7 +137,7 @@ __attribute__((noinline)) static int send_skewed(const void *buf, int count, noc
     if (k == words + 1)
         return NOCMSG_SUCCESS;
     if (k > 0)
-        return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
+        return send_rest(to, buf, bytes, k - 1);
     return blocking(REQ_SEND, SEND_STANDARD, buf, count, type, dest, tag, comm, NULL);
 }
 
@@ -146,7 +160,7 @@ int nocmsg_send(const void *buf, int count, nocmsg_datatype type, int dest, int 
             if (__builtin_expect(k == words + 1, 1))
                 return NOCMSG_SUCCESS;
             if (k > 0)
-                return nocmsg_engine_send_rest(to, buf, bytes, k - 1);
+                return send_rest(to, buf, bytes, k - 1);
         } else if (nocmsg__fast.recv_idle) {
             size_t k = nocmsg_engine_rts_push(to, c->ctx, tag, bytes);
             return nocmsg_engine_rdv_send(to, c->ctx, tag, buf, bytes, k);
@@ -694,6 +708,18 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
 int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
     NOCMSG_FC_SITE();
+#ifdef NOCMSG_PORT_UDN
+    /* Fast path: the engine's raw send (nocmsg_engine_send) without a request, when nothing is queued to send (so
+     * the order of this rank's messages holds), the arguments are plainly valid and the peer is another rank. */
+    struct comm *c = nocmsg_comm_get(comm);
+    if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag) && nocmsg__fast.send_ranks, 1)) {
+        size_t bytes = (size_t)count << nocmsg__type_shifts[type];
+        int to = c->world_of[dest];
+        if (bytes < EAGER_MAX && to != nocmsg_lib.rank &&
+            nocmsg_port_write_message(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, bytes))
+            return NOCMSG_SUCCESS;
+    }
+#endif
     return blocking(REQ_SEND, SEND_RAW, buf, count, type, dest, tag, comm, NULL);
 }
 
