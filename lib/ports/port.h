@@ -109,6 +109,16 @@ void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
  * that stall while the output queue is full: no credit check, no return to the work loop. Returns 1, or 0 (nothing
  * written) when a packet of the work loop is still open. */
 int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes);
+/* The receive fast path in one call: when the next packet of queue 0 has brought its header (the first word after
+ * the source word, or the word nocmsg_port_next read ahead), takes it. If ((header ^ want) & mask) == 0, it came from
+ * world rank `from` (any when from < 0), its length (an eager header's top 24 bits, NOCMSG__EAGER_HDR) fits cap, buf
+ * is 8-byte aligned and the payload is in the same packet, takes the payload into buf (waiting for words on their
+ * way) and returns 1. Returns -1 when it took a header it leaves to the caller, 0 when it took nothing (no header
+ * there yet, or the interrupt-driven mode); *hdr and *src are set unless it returns 0. */
+int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src);
+/* Set while the port runs in the interrupt-driven mode (NOCMSG_UDN_MODE=interrupt), where the call above takes
+ * nothing: the receive does not make it. */
+extern int nocmsg__udn_irq_mode;
 /* One word to tagged queue 1 of dest (the barrier's, src/coll/barrier/udn_tree.c) if it can go now without stalling
  * (no packet of the work loop open, two credits): 1 if it went, else 0. */
 int nocmsg_port_udn_control(int dest, uint64_t word);

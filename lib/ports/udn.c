@@ -172,7 +172,7 @@ static int irq_init(void)
 /* Sends the ACKs owed, then sleeps until an interrupt is pending, unless the ring has words. Masked around the
  * test, so the interrupt that fills the ring cannot come between the test and the wfi (wfi wakes on a pending
  * interrupt, masked or not), and taken when unmasked. */
-static void irq_wait_for_ring(void)
+__attribute__((noinline)) static void irq_wait_for_ring(void)
 {
     irq_mask();
     send_acks(); /* the words waited for may be the next packet of a sender waiting for our ACK */
@@ -191,10 +191,13 @@ static inline uint64_t rx_count(void)
 
 /* The next word of queue 0, waiting for it: a stalling read, or in the interrupt-driven mode a wait (wfi) until
  * the handler has put one in the ring. */
-static inline uint64_t rx_take(void)
+
+
+
+/* rx_take in the interrupt-driven mode: the next word of the ring, waiting (out of line) for the handler to put one
+ * there. */
+static inline __attribute__((always_inline)) uint64_t rx_take_ring(void)
 {
-    if (!udn.irq_mode)
-        return nocmsg_udn_recv(Q);
     struct irq_state *q = udn.irq;
     while (q->head == q->tail)
         irq_wait_for_ring();
@@ -206,6 +209,15 @@ static inline uint64_t rx_take(void)
     }
     return w;
 }
+
+static inline __attribute__((always_inline)) uint64_t rx_take(void)
+{
+    if (__builtin_expect(!udn.irq_mode, 1))
+        return nocmsg_udn_recv(Q);
+    return rx_take_ring();
+}
+
+int nocmsg__udn_irq_mode;
 
 int nocmsg_port_init(int *rank, int *size)
 {
@@ -221,8 +233,9 @@ int nocmsg_port_init(int *rank, int *size)
      * except in the interrupt-driven mode. */
     __asm__ volatile(ZICSR("csrs mie, %0") : : "r"(1 << 11));
     const char *mode = getenv("NOCMSG_UDN_MODE");
+    nocmsg__udn_irq_mode = 0;
     if (mode && strcmp(mode, "interrupt") == 0) {
-        udn.irq_mode = 1;
+        udn.irq_mode = nocmsg__udn_irq_mode = 1;
         int err = irq_init();
         if (err != NOCMSG_SUCCESS)
             return err;
@@ -290,6 +303,32 @@ static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t
         *w = nocmsg_udn_recv(Q);
 }
 
+/* The last `tail` (1 to 7) bytes of a message at p as one word, the bytes past them zero (a byte loop: a call of
+ * memcpy would need a stack frame). */
+static inline __attribute__((always_inline)) uint64_t tail_word(const unsigned char *p, size_t tail)
+{
+    uint64_t w = 0;
+    for (size_t i = 0; i < tail; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+/* Stores the first `tail` (1 to 7) bytes of word w at p, nothing past them. */
+static inline __attribute__((always_inline)) void store_tail(unsigned char *p, uint64_t w, size_t tail)
+{
+    for (size_t i = 0; i < tail; i++)
+        p[i] = (unsigned char)(w >> (8 * i));
+}
+
+/* Writes the first two words of a queue-0 packet of `len` words (the source word included) to dest: its header and
+ * the source word (this rank and the words that follow). */
+static inline __attribute__((always_inline)) void write_head(int dest, size_t len)
+{
+    nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len, Q));
+    nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(len - 1) << 16);
+    udn.packets_out++;
+}
+
 /* The polling mode's pushes are inline and frameless; the interrupt-driven mode's go out of line. */
 static inline __attribute__((always_inline)) size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
 {
@@ -333,9 +372,7 @@ static inline __attribute__((always_inline)) size_t push_run_now(int dest, const
             size_t len = total - k + 1;
             if (len > udn.max_words)
                 len = udn.max_words;
-            nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len, Q));
-            nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(len - 1) << 16);
-            udn.packets_out++;
+            write_head(dest, len);
             credits -= 2;
             udn.open_dest = dest;
             udn.open_left = (unsigned)(len - 1);
@@ -430,20 +467,22 @@ __attribute__((noinline)) static size_t push_message_any(int dest, uint64_t head
 
 size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size_t bytes)
 {
-    /* The common case without a stack frame: polling mode, no packet open, an aligned message of whole words that
-     * fits one packet, and room for the packet's first three words (what push_run would write, in one go). */
-    size_t words = bytes / 8;
-    if (__builtin_expect(!udn.irq_mode && udn.open_dest < 0 && ((uintptr_t)buf & 7) == 0 && (bytes & 7) == 0 &&
-                             words + 2 <= udn.max_words,
+    /* The common case without a stack frame: polling mode, no packet open, an aligned message that fits one packet,
+     * and room for the packet's first three words (what push_run would write, in one go). */
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    if (__builtin_expect(!udn.irq_mode && udn.open_dest < 0 && ((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words,
                          1)) {
         uint64_t credits = nocmsg_udn_credits();
         if (__builtin_expect(credits >= 3, 1)) {
-            nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 2, Q));
-            nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(words + 1) << 16);
+            write_head(dest, words + 2);
             nocmsg_udn_send(header);
-            udn.packets_out++;
             size_t m = credits - 3 < words ? (size_t)credits - 3 : words;
-            send_words(buf, m);
+            if (m > whole) { /* the last part word too */
+                send_words(buf, whole);
+                nocmsg_udn_send(tail_word((const unsigned char *)buf + 8 * whole, bytes - 8 * whole));
+            } else {
+                send_words(buf, m);
+            }
             if (m < words) {
                 udn.open_dest = dest;
                 udn.open_left = (unsigned)(words - m);
@@ -466,9 +505,7 @@ __attribute__((noinline)) static int write_message_any(int dest, uint64_t header
         size_t len = (words - at) + first;
         if (len > udn.max_words - 1)
             len = udn.max_words - 1;
-        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, len + 1, Q));
-        nocmsg_udn_send((uint64_t)udn.me | (uint64_t)len << 16);
-        udn.packets_out++;
+        write_head(dest, len + 1);
         if (first) {
             nocmsg_udn_send(header);
             len--;
@@ -493,14 +530,14 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
 {
     if (udn.open_dest >= 0 || udn.irq_mode)
         return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
-    /* The common case without a stack frame: an aligned message of whole words in one packet. */
-    size_t words = bytes / 8;
-    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && (bytes & 7) == 0 && words + 2 <= udn.max_words, 1)) {
-        nocmsg_udn_send(NOCMSG_UDN_HEADER(dest, words + 2, Q));
-        nocmsg_udn_send((uint64_t)udn.me | (uint64_t)(words + 1) << 16);
+    /* The common case without a stack frame: an aligned message in one packet. */
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    if (__builtin_expect(((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words, 1)) {
+        write_head(dest, words + 2);
         nocmsg_udn_send(header);
-        udn.packets_out++;
-        send_words(buf, words);
+        send_words(buf, whole);
+        if (words > whole)
+            nocmsg_udn_send(tail_word((const unsigned char *)buf + 8 * whole, bytes - 8 * whole));
         return 1;
     }
     return write_message_any(dest, header, buf, bytes);
@@ -560,8 +597,7 @@ void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes, int la
     nocmsg_udn_send((uint64_t)udn.me | (uint64_t)words << 16 | (last ? CHUNK_LAST : 0));
     udn.packets_out++;
     if (((uintptr_t)buf & 7) == 0) {
-        for (size_t i = 0; i < whole; i++)
-            nocmsg_udn_send(((const uint64_t *)buf)[i]);
+        send_words(buf, whole);
     } else {
         for (size_t i = 0; i < whole; i++) {
             uint64_t w;
@@ -660,31 +696,54 @@ static inline int can_push(void)
 
 size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t from)
 {
-    size_t words = (bytes + 7) / 8;
-    /* The whole words of an aligned buffer into the open packet to dest, as credits come back (no stack frame): the
-     * output queue holds a few words, so a stream mostly waits for credits here. */
-    if (!udn.irq_mode && udn.open_dest == dest && ((uintptr_t)buf & 7) == 0) {
-        size_t whole = bytes / 8, end = from + udn.open_left;
-        if (end > whole)
-            end = whole;
-        while (from < end) {
-            uint64_t credits = nocmsg_udn_credits();
-            if (credits == 0) {
-                if (word_waiting())
-                    break;
-                continue;
-            }
-            size_t m = end - from < credits ? end - from : (size_t)credits;
-            send_words((const uint64_t *)buf + from, m);
-            from += m;
-            udn.open_left -= (unsigned)m;
-        }
-        if (udn.open_left == 0)
-            udn.open_dest = -1;
-        if (from == words || word_waiting())
-            return from;
-    }
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    int aligned = !udn.irq_mode && ((uintptr_t)buf & 7) == 0;
     for (;;) {
+        /* The whole words of an aligned buffer, packet after packet, as credits come back, in one tight loop: the
+         * output queue holds a few words, so a stream mostly waits for credits, and each look at them should cost
+         * little. A word arriving while there are none ends the stream here, as below. */
+        if (aligned && from < whole && (udn.open_dest == dest || udn.open_dest < 0)) {
+            if (udn.open_dest < 0) {
+                /* Room for a new packet's head and a word first (the general push would take the whole packet on
+                 * its slower way when it got there first). */
+                while (nocmsg_udn_credits() < 3)
+                    if (word_waiting())
+                        return from;
+                size_t len = words - from + 1 < udn.max_words ? words - from + 1 : udn.max_words;
+                write_head(dest, len);
+                udn.open_dest = dest;
+                udn.open_left = (unsigned)(len - 1);
+            }
+            const uint64_t *p = (const uint64_t *)buf;
+            size_t start = from, end = whole - from < udn.open_left ? whole : from + udn.open_left;
+            while (from < end) {
+                uint64_t credits = nocmsg_udn_credits();
+                if (credits >= 4 && end - from >= 4) { /* the usual step: the queue has drained meanwhile */
+                    uint64_t w0 = p[from], w1 = p[from + 1], w2 = p[from + 2], w3 = p[from + 3];
+                    nocmsg_udn_send(w0);
+                    nocmsg_udn_send(w1);
+                    nocmsg_udn_send(w2);
+                    nocmsg_udn_send(w3);
+                    from += 4;
+                    continue;
+                }
+                size_t m = end - from < credits ? end - from : (size_t)credits;
+                if (m == 0) {
+                    if (word_waiting())
+                        break;
+                    continue;
+                }
+                send_words(p + from, m);
+                from += m;
+            }
+            udn.open_left -= (unsigned)(from - start);
+            if (udn.open_left == 0)
+                udn.open_dest = -1;
+            if (from == words || (from < end && word_waiting()))
+                return from;
+            continue;
+        }
+        /* The last part word, a misaligned buffer, or no room for a new packet's head. */
         from = nocmsg_port_push_bytes(dest, buf, bytes, from);
         if (from == words || word_waiting())
             return from;
@@ -716,6 +775,40 @@ int nocmsg_port_poll(int *src)
         }
     }
     *src = udn.cur_src;
+    return 1;
+}
+
+int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src)
+{
+    if (__builtin_expect(udn.irq_mode, 0))
+        return 0;
+    uint64_t h;
+    if (udn.ahead_valid) { /* nocmsg_port_next read it ahead */
+        h = udn.ahead;
+        udn.ahead_valid = 0;
+    } else {
+        uint64_t there = nocmsg_udn_count(Q);
+        if (udn.cur_left == 0) {
+            if (there < 2) /* a packet's source word and its first word, the header */
+                return 0;
+            begin_packet(nocmsg_udn_recv(Q));
+        } else if (there == 0) {
+            return 0;
+        }
+        h = nocmsg_udn_recv(Q);
+        udn.cur_left--;
+    }
+    int s = udn.cur_src;
+    *hdr = h;
+    *src = s;
+    size_t len = (size_t)(h >> 40), words = (len + 7) / 8, whole = len / 8; /* NOCMSG__EAGER_HDR's length */
+    if (((h ^ want) & mask) != 0 || (from >= 0 && s != from) || len > cap || ((uintptr_t)buf & 7) != 0 ||
+        words > udn.cur_left)
+        return -1;
+    recv_words(buf, whole);
+    if (words > whole)
+        store_tail((unsigned char *)buf + 8 * whole, nocmsg_udn_recv(Q), len - 8 * whole);
+    udn.cur_left -= (unsigned)words;
     return 1;
 }
 
@@ -780,7 +873,7 @@ static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
             recv_words(words + k, m);
         else
             for (size_t i = 0; i < m; i++)
-                words[k + i] = rx_take();
+                words[k + i] = rx_take_ring();
         k += m;
         udn.cur_left -= (unsigned)m;
     }
@@ -802,18 +895,29 @@ int nocmsg_port_take(int src, uint64_t *word)
     return pull_run(src, word, 1, 1) == 1;
 }
 
+__attribute__((noinline)) static size_t pull_bytes_any(int src, void *buf, size_t bytes);
+
 size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
 {
-    size_t words = (bytes + 7) / 8, whole = bytes / 8, k = 0;
     /* The common case without a stack frame: polling mode, an aligned message of whole words, all in src's packet
      * under way (none read ahead): stalling reads straight into the buffer. */
-    if (__builtin_expect(!udn.irq_mode && udn.cur_src == src && !udn.ahead_valid && whole == words &&
-                             words <= udn.cur_left && ((uintptr_t)buf & 7) == 0,
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    if (__builtin_expect(!udn.irq_mode && udn.cur_src == src && !udn.ahead_valid && words <= udn.cur_left &&
+                             ((uintptr_t)buf & 7) == 0,
                          1)) {
-        recv_words(buf, words);
+        recv_words(buf, whole);
+        if (words > whole)
+            store_tail((unsigned char *)buf + 8 * whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
         udn.cur_left -= (unsigned)words;
         return words;
     }
+    return pull_bytes_any(src, buf, bytes);
+}
+
+/* nocmsg_port_pull_bytes for any alignment, length and packet boundaries. */
+__attribute__((noinline)) static size_t pull_bytes_any(int src, void *buf, size_t bytes)
+{
+    size_t words = (bytes + 7) / 8, whole = bytes / 8, k = 0;
     if (((uintptr_t)buf & 7) == 0)
         k = pull_run(src, buf, whole, 1);
     unsigned char *b = buf;

@@ -266,6 +266,62 @@ static void xfer(void)
     nocmsg_finalize();
 }
 
+/* Byte-exact transfers through the port's common paths (lib/ports/udn.c: one-packet eager sends, raw writes and
+ * receives without a stack frame, the last part word, streams across packets): every size from 0 to 40 bytes, and
+ * sizes around the four-word output queue, the eager limit and the 125-word packet, from every source alignment
+ * into two destination alignments, through send/recv and xsend/xrecv, one way then the other. The bytes around each
+ * received message stay untouched. */
+static void xfer_bytes(void)
+{
+    nocmsg_init(NULL, NULL);
+    int rank = nocmsg_rank(), size = nocmsg_size(), peer = rank ^ 1;
+    static const int sizes[] = {0,   1,   2,   3,   4,   5,   6,    7,    8,    9,    10,   11,   12,   13,
+                                14,  15,  16,  17,  23,  24,  25,   31,   32,   33,   39,   40,   47,   63,
+                                64,  65,  255, 256, 257, 511, 512,  513,  999,  1000, 1001, 1007, 1008, 1009,
+                                2047, 2048, 2049, 4100};
+    enum { MAX = 4100 + 32 };
+    static unsigned char out[MAX], in[MAX];
+    long bad = 0, done = 0;
+    if (peer < size) {
+        for (int way = 0; way < 4; way++) {
+            int raw = way & 1, sender = (way & 2) ? (rank > peer) : (rank < peer);
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                int n = sizes[k];
+                for (int so = 0; so < 8; so++)
+                    for (int ro = 0; ro < 8; ro += 5) {
+                        int tag = (int)(k * 64 + (size_t)so * 8 + (size_t)ro) & 0x7fff;
+                        if (sender) {
+                            for (int i = 0; i < n; i++)
+                                out[so + i] = (unsigned char)(n * 7 + i * 13 + so + ro + way);
+                            int rc = raw ? nocmsg_xsend(out + so, n, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD)
+                                         : nocmsg_send(out + so, n, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD);
+                            bad += rc != NOCMSG_SUCCESS;
+                        } else {
+                            int span = ro + n + 16; /* the message, its capacity's slack and 8 bytes more */
+                            memset(in, 0xa5, (size_t)span);
+                            nocmsg_status st;
+                            int rc = raw ? nocmsg_xrecv(in + ro, n + 8, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, &st)
+                                         : nocmsg_recv(in + ro, n + 8, NOCMSG_BYTE, peer, tag, NOCMSG_COMM_WORLD, &st);
+                            int count = -1;
+                            nocmsg_get_count(&st, NOCMSG_BYTE, &count);
+                            int ok = rc == NOCMSG_SUCCESS && count == n;
+                            for (int i = 0; i < span; i++) {
+                                unsigned char want = i >= ro && i < ro + n
+                                                         ? (unsigned char)(n * 7 + (i - ro) * 13 + so + ro + way)
+                                                         : 0xa5;
+                                ok &= in[i] == want;
+                            }
+                            bad += !ok;
+                            done++;
+                        }
+                    }
+            }
+        }
+        printf("xfer-bytes: rank %d: %s (%ld received)\n", rank, bad ? "WRONG" : "ok", done);
+    }
+    nocmsg_finalize();
+}
+
 /* NoCMsg's barrier (the centre-rooted tree on queue 1, the library's default on UDN chips) while rank 1 computes:
  * the others sleep in wfi until the barrier's words come. */
 static void barrier(void)
@@ -324,6 +380,8 @@ int main(int argc, char **argv)
         raw_exchange();
     else if (!strcmp(s, "lib-exchange"))
         lib_exchange();
+    else if (!strcmp(s, "xfer-bytes"))
+        xfer_bytes();
     else if (!strcmp(s, "xfer"))
         xfer();
     else if (!strcmp(s, "barrier"))

@@ -204,6 +204,23 @@ fn the_same_exchange_through_libnocmsg_completes() {
     }
 }
 
+/// The port's common paths are byte-exact: every size to 40 bytes and sizes around the output queue, the eager limit
+/// and a packet, from every source alignment into two destination alignments, through send/recv and xsend/xrecv, both
+/// ways, with the bytes around each message untouched (regression for the frameless paths of lib/ports/udn.c).
+#[test]
+fn port_fast_paths_are_byte_exact_at_every_size_and_alignment() {
+    let (l, _) = both_clockings("xfer-bytes");
+    assert_eq!(
+        l,
+        [
+            "[core 0] xfer-bytes: rank 0: ok (1472 received)",
+            "[core 1] xfer-bytes: rank 1: ok (1472 received)",
+            "[core 2] xfer-bytes: rank 2: ok (1472 received)",
+            "[core 3] xfer-bytes: rank 3: ok (1472 received)"
+        ]
+    );
+}
+
 /// nocmsg_xsend writes straight into the network (stalling writes, no credit check) to a peer in nocmsg_xrecv, and
 /// nocmsg_xchg orders its two raw writes by rank (NoCMsg's C1), so a pairwise exchange of 64 KiB completes, with and
 /// without sync; on udn-2x2 and on all 64 cores of tilepro-64.
