@@ -412,9 +412,9 @@ size_t nocmsg_port_push_packet(int dest, uint64_t header, const uint64_t *payloa
     return 1 + push_run(dest, payload, n, n);
 }
 
-/* Words [from, words) of a `bytes`-byte message at buf (any alignment; the last word's bytes past the message are
- * zero), `total` the words the caller sends in sequence from `from` on; returns the position reached. */
-/* Misaligned words and the last part word of a message, through an aligned copy, a few at a time. */
+/* Words [from, (bytes + 7) / 8) of a `bytes`-byte message at buf that are misaligned or the last part word (its bytes
+ * past the message zero), through an aligned copy, a few at a time; `total` the words the caller sends in sequence
+ * from `from` on; returns the position reached. */
 __attribute__((noinline)) static size_t push_bytes_skewed(int dest, const void *buf, size_t bytes, size_t from,
                                                           size_t total)
 {

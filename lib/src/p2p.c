@@ -121,9 +121,12 @@ __attribute__((noinline, cold)) static int blocking(int kind, int mode, const vo
 static int send_rest(int to, const void *buf, size_t bytes, size_t sent)
 {
 #ifdef NOCMSG_PORT_UDN
-    sent = nocmsg_port_stream_bytes(to, buf, bytes, sent);
-    if (sent == (bytes + 7) / 8)
-        return NOCMSG_SUCCESS;
+    /* (Not in the interrupt-driven mode, whose engine sleeps in wfi while a packet waits for its ACK.) */
+    if (!nocmsg__udn_irq_mode) {
+        sent = nocmsg_port_stream_bytes(to, buf, bytes, sent);
+        if (sent == (bytes + 7) / 8)
+            return NOCMSG_SUCCESS;
+    }
 #endif
     return nocmsg_engine_send_rest(to, buf, bytes, sent);
 }
