@@ -19,7 +19,8 @@ The parts:
   trips.
 - ``jitter`` (Fig. 6): one pair, 1 MiB (64 KiB quick), over 20 seeded runs (``--perturb seed=S,skew=2000,
   period=50000,noise=1000``: every core starts up to 2,000 cycles late and loses 1,000 cycles about every 50,000,
-  2% noise; our choice). The spread of the run times is the coefficient of variation.
+  2% noise; our choice). The spread of the run times is the coefficient of variation. ``jitter-sweep``: the same
+  with 0.5% and 20% noise, 10 seeds each (3 quick).
 - ``contention`` (Fig. 7): 4 to 27 pairs at once, 8-byte messages through shared memory. The one-way latency is
   half a round trip, averaged over the pairs.
 - ``exchange400`` (Fig. 8): a 400-byte exchange with 1 to 27 pairs at once, shared memory against messages.
@@ -47,6 +48,9 @@ CHIP = REPO / "chips" / "tilepro-64.toml"
 PROGRAM = REPO / "bench" / "shmem" / "pingpong.c"
 FREQUENCY_MHZ = 700
 PERTURB = "skew=2000,period=50000,noise=1000"
+# The jitter against the amount of noise: lighter and heavier than PERTURB (0.5% and 20% of the time lost).
+NOISE_LEVELS = {"light (0.5%)": "skew=2000,period=50000,noise=250", "main (2%)": PERTURB,
+                "heavy (20%)": "skew=2000,period=20000,noise=4000"}
 # The ways of exchanging: (label, nocmsg run options, pingpong mode).
 WAYS = [
     ("shm none", ["--threads", "--hash-mode", "none"], "shm"),
@@ -69,11 +73,11 @@ def reps_for(size):
     return max(2, min(50, (8 << 20) // max(size, 1)))
 
 
-def run_point(elf, part, way, size, reps, pairs, seed=None):
+def run_point(elf, part, way, size, reps, pairs, seed=None, level="main (2%)"):
     label, options, mode = next(w for w in WAYS if w[0] == way)
     args = ["run", "--chip", str(CHIP), "-n", str(2 * pairs), "--no-prefix", *options]
     if seed is not None:
-        args += ["--perturb", f"seed={seed},{PERTURB}"]
+        args += ["--perturb", f"seed={seed},{NOISE_LEVELS[level]}"]
     prog = [mode, str(size), str(reps)] + ([str(pairs)] if mode == "shm" else [])
     cmd = [str(nocmsg_binary()), *args, str(elf), *prog]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -85,7 +89,7 @@ def run_point(elf, part, way, size, reps, pairs, seed=None):
         if line.startswith("pingpong,"):
             _, _, pair, sz, rp, cycles = line.split(",")
             rows.append({"part": part, "way": label, "pairs": pairs, "pair": int(pair), "size": int(sz), "reps": int(rp),
-                         "seed": seed, "cycles": int(cycles)})
+                         "seed": seed, "noise": level if seed is not None else None, "cycles": int(cycles)})
     if len(rows) != pairs:
         raise RuntimeError(f"{shown}: expected {pairs} result lines, got {proc.stdout!r}")
     return rows, shown
@@ -96,6 +100,9 @@ def points(quick):
     pts = [("bandwidth", way, s, reps_for(s), 1, None) for s in sizes for way, _, _ in WAYS]
     jitter_size, seeds = (65536, 4) if quick else (1 << 20, 20)
     pts += [("jitter", way, jitter_size, 2, 1, seed) for way, _, _ in WAYS for seed in range(1, seeds + 1)]
+    sweep_seeds = 3 if quick else 10
+    pts += [("jitter-sweep", way, jitter_size, 2, 1, seed, level) for level in NOISE_LEVELS if level != "main (2%)"
+            for way, _, _ in WAYS for seed in range(1, sweep_seeds + 1)]
     pairs = [4, 8] if quick else [4, 8, 16, 27]
     pts += [("contention", "shm none", 8, 20, p, None) for p in pairs]
     pts += [("exchange400", way, 400, 20, p, None) for p in [1] + pairs for way in ("shm none", "msg", "xmsg")]
@@ -126,6 +133,14 @@ def summaries(data):
     c = data[data["part"] == "contention"].groupby("pairs")["one_way_cycles"].agg(["mean", "max"])
     x = data[data["part"] == "exchange400"].groupby(["pairs", "way"])["one_way_cycles"].mean().unstack("way")
     return bw, jitter, c, x
+
+
+def noise_sweep(data):
+    """The coefficient of variation (%) of each way's run time at each noise level (the main jitter runs included)."""
+    j = data[data["part"].isin(["jitter", "jitter-sweep"])]
+    g = j.groupby(["noise", "way"])["cycles"].agg(["mean", "std"])
+    cv = (100 * g["std"] / g["mean"]).unstack("way")
+    return cv.reindex([level for level in NOISE_LEVELS if level in cv.index])
 
 
 def checks(bw, jitter, contention, exchange):
@@ -203,6 +218,8 @@ def run(out_dir, quick=False):
         *fenced("Trends against the paper's:", table.to_string(index=False)),
         *fenced("Fig. 5, bandwidth (MB/s at 700 MHz) against message size (bytes):", bw.round(1).to_string()),
         *fenced("Fig. 6, run time (cycles) over the seeded runs:", jitter.round(2).to_string()),
+        *fenced("The same spread (coefficient of variation, %) against the noise (the share of time the noise takes):",
+                noise_sweep(data).round(3).to_string()),
         *fenced("Fig. 7, one-way latency (cycles) of 8-byte shared-memory messages against the pairs at once:", contention.round(1).to_string()),
         *fenced("Fig. 8, one-way latency (cycles) of a 400-byte exchange against the pairs at once:", exchange.round(1).to_string()),
         "![plot](plot.png)",

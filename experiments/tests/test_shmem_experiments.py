@@ -9,7 +9,7 @@ def test_shmem_vs_msg_quick_measures_every_part_and_contention_slows_shared_memo
     out = tmp_path / "shmem-vs-msg"
     assert main(["shmem-vs-msg", "--quick", "--out", str(out)]) == 0
     data = pd.read_csv(out / "data.csv")
-    assert set(data["part"]) == {"bandwidth", "jitter", "contention", "exchange400"}
+    assert set(data["part"]) == {"bandwidth", "jitter", "jitter-sweep", "contention", "exchange400"}
     bw = data[data["part"] == "bandwidth"]
     assert set(bw["way"]) == {"shm none", "shm all", "msg", "xmsg"}
     # Larger messages move more bytes per cycle, whichever way they go.
@@ -24,6 +24,12 @@ def test_shmem_vs_msg_quick_measures_every_part_and_contention_slows_shared_memo
     assert checks.set_index("check").loc["shared-memory latency grows with contention", "passed"]
     # NoCMsg's raw transfers stream faster than shared memory once a message is a few lines long (16 KiB).
     assert checks.set_index("check").loc["messages beat shared memory in bandwidth at 16384 B", "passed"]
+    # The noise sweep: every way at every level, and more noise spreads every way's run times more.
+    sweep = data[data["part"].isin(["jitter", "jitter-sweep"])]
+    assert set(sweep["noise"]) == {"light (0.5%)", "main (2%)", "heavy (20%)"}
+    spread = sweep.groupby(["noise", "way"])["cycles"].std().unstack("way")
+    assert (spread.loc["heavy (20%)"] > spread.loc["light (0.5%)"]).all()
     readme = (out / "README.md").read_text()
+    assert "against the noise" in readme
     assert "git revision" in readme and "--threads --hash-mode all" in readme and "--perturb seed=1," in readme
     assert (out / "plot.png").stat().st_size > 10_000
