@@ -189,11 +189,6 @@ static inline uint64_t rx_count(void)
     return udn.irq->head - udn.irq->tail;
 }
 
-/* The next word of queue 0, waiting for it: a stalling read, or in the interrupt-driven mode a wait (wfi) until
- * the handler has put one in the ring. */
-
-
-
 /* rx_take in the interrupt-driven mode: the next word of the ring, waiting (out of line) for the handler to put one
  * there. */
 static inline __attribute__((always_inline)) uint64_t rx_take_ring(void)
@@ -210,6 +205,8 @@ static inline __attribute__((always_inline)) uint64_t rx_take_ring(void)
     return w;
 }
 
+/* The next word of queue 0, waiting for it: a stalling read, or in the interrupt-driven mode a wait (wfi) until
+ * the handler has put one in the ring. */
 static inline __attribute__((always_inline)) uint64_t rx_take(void)
 {
     if (__builtin_expect(!udn.irq_mode, 1))
