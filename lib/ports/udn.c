@@ -300,21 +300,38 @@ static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t
         *w = nocmsg_udn_recv(Q);
 }
 
-/* The last `tail` (1 to 7) bytes of a message at p as one word, the bytes past them zero (a byte loop: a call of
- * memcpy would need a stack frame). */
-static inline __attribute__((always_inline)) uint64_t tail_word(const unsigned char *p, size_t tail)
+/* Writes the first m (at most (bytes + 7) / 8) payload words of an aligned `bytes`-byte message at buf with stalling
+ * writes; the last part word goes with its bytes past the message zero (a byte loop: a call of memcpy would need a
+ * stack frame). */
+static inline __attribute__((always_inline)) void send_message_words(const void *buf, size_t bytes, size_t m)
 {
-    uint64_t w = 0;
-    for (size_t i = 0; i < tail; i++)
-        w |= (uint64_t)p[i] << (8 * i);
-    return w;
+    size_t whole = bytes / 8;
+    if (m <= whole) {
+        send_words(buf, m);
+    } else {
+        send_words(buf, whole);
+        const unsigned char *p = (const unsigned char *)buf + 8 * whole;
+        uint64_t w = 0;
+        for (size_t i = 0; i < bytes - 8 * whole; i++)
+            w |= (uint64_t)p[i] << (8 * i);
+        nocmsg_udn_send(w);
+    }
 }
 
-/* Stores the first `tail` (1 to 7) bytes of word w at p, nothing past them. */
-static inline __attribute__((always_inline)) void store_tail(unsigned char *p, uint64_t w, size_t tail)
+/* Takes the (bytes + 7) / 8 payload words of an aligned `bytes`-byte message from the packet under way (it has them)
+ * into buf with stalling reads, storing nothing past buf + bytes; returns the words taken. */
+static inline __attribute__((always_inline)) size_t take_message_words(void *buf, size_t bytes)
 {
-    for (size_t i = 0; i < tail; i++)
-        p[i] = (unsigned char)(w >> (8 * i));
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    recv_words(buf, whole);
+    if (words > whole) {
+        unsigned char *p = (unsigned char *)buf + 8 * whole;
+        uint64_t w = nocmsg_udn_recv(Q);
+        for (size_t i = 0; i < bytes - 8 * whole; i++)
+            p[i] = (unsigned char)(w >> (8 * i));
+    }
+    udn.cur_left -= (unsigned)words;
+    return words;
 }
 
 /* Writes the first two words of a queue-0 packet of `len` words (the source word included) to dest: its header and
@@ -466,7 +483,7 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
 {
     /* The common case without a stack frame: polling mode, no packet open, an aligned message that fits one packet,
      * and room for the packet's first three words (what push_run would write, in one go). */
-    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    size_t words = (bytes + 7) / 8;
     if (__builtin_expect(!udn.irq_mode && udn.open_dest < 0 && ((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words,
                          1)) {
         uint64_t credits = nocmsg_udn_credits();
@@ -474,12 +491,7 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
             write_head(dest, words + 2);
             nocmsg_udn_send(header);
             size_t m = credits - 3 < words ? (size_t)credits - 3 : words;
-            if (m > whole) { /* the last part word too */
-                send_words(buf, whole);
-                nocmsg_udn_send(tail_word((const unsigned char *)buf + 8 * whole, bytes - 8 * whole));
-            } else {
-                send_words(buf, m);
-            }
+            send_message_words(buf, bytes, m);
             if (m < words) {
                 udn.open_dest = dest;
                 udn.open_left = (unsigned)(words - m);
@@ -528,13 +540,11 @@ int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t
     if (udn.open_dest >= 0 || udn.irq_mode)
         return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
     /* The common case without a stack frame: an aligned message in one packet. */
-    size_t words = (bytes + 7) / 8, whole = bytes / 8;
+    size_t words = (bytes + 7) / 8;
     if (__builtin_expect(((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words, 1)) {
         write_head(dest, words + 2);
         nocmsg_udn_send(header);
-        send_words(buf, whole);
-        if (words > whole)
-            nocmsg_udn_send(tail_word((const unsigned char *)buf + 8 * whole, bytes - 8 * whole));
+        send_message_words(buf, bytes, words);
         return 1;
     }
     return write_message_any(dest, header, buf, bytes);
@@ -798,14 +808,11 @@ int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf
     int s = udn.cur_src;
     *hdr = h;
     *src = s;
-    size_t len = (size_t)(h >> 40), words = (len + 7) / 8, whole = len / 8; /* NOCMSG__EAGER_HDR's length */
+    size_t len = (size_t)(h >> 40); /* NOCMSG__EAGER_HDR's length */
     if (((h ^ want) & mask) != 0 || (from >= 0 && s != from) || len > cap || ((uintptr_t)buf & 7) != 0 ||
-        words > udn.cur_left)
+        (len + 7) / 8 > udn.cur_left)
         return -1;
-    recv_words(buf, whole);
-    if (words > whole)
-        store_tail((unsigned char *)buf + 8 * whole, nocmsg_udn_recv(Q), len - 8 * whole);
-    udn.cur_left -= (unsigned)words;
+    take_message_words(buf, len);
     return 1;
 }
 
@@ -896,18 +903,12 @@ __attribute__((noinline)) static size_t pull_bytes_any(int src, void *buf, size_
 
 size_t nocmsg_port_pull_bytes(int src, void *buf, size_t bytes)
 {
-    /* The common case without a stack frame: polling mode, an aligned message of whole words, all in src's packet
+    /* The common case without a stack frame: polling mode, an aligned buffer, the whole message in src's packet
      * under way (none read ahead): stalling reads straight into the buffer. */
-    size_t words = (bytes + 7) / 8, whole = bytes / 8;
-    if (__builtin_expect(!udn.irq_mode && udn.cur_src == src && !udn.ahead_valid && words <= udn.cur_left &&
+    if (__builtin_expect(!udn.irq_mode && udn.cur_src == src && !udn.ahead_valid && (bytes + 7) / 8 <= udn.cur_left &&
                              ((uintptr_t)buf & 7) == 0,
-                         1)) {
-        recv_words(buf, whole);
-        if (words > whole)
-            store_tail((unsigned char *)buf + 8 * whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
-        udn.cur_left -= (unsigned)words;
-        return words;
-    }
+                         1))
+        return take_message_words(buf, bytes);
     return pull_bytes_any(src, buf, bytes);
 }
 
