@@ -535,8 +535,7 @@ impl Chip {
         let perturbation = options.perturb.map(|spec| {
             let (p, skews) = crate::perturb::Perturbation::new(spec, cores.len());
             for (core, skew) in cores.iter_mut().zip(skews) {
-                core.hart.cycle += skew;
-                core.noise_cycles += skew;
+                core.lose_to_noise(skew);
             }
             p
         });
@@ -599,16 +598,12 @@ impl Chip {
                 if let Some(p) = self.perturbation.as_mut() {
                     // Noise falls at the first instruction boundary at or after its cycle that the chip sees: where
                     // the core stopped (below), or where it comes back from a wait (here).
-                    let lost = p.due(rank, core.hart.cycle);
-                    core.hart.cycle += lost;
-                    core.noise_cycles += lost;
+                    core.lose_to_noise(p.due(rank, core.hart.cycle));
                     until = until.min(p.next(rank));
                 }
                 let stop = core.run(until, &self.envs[core.job], local, memory);
                 if let Some(p) = self.perturbation.as_mut().filter(|_| core.running()) {
-                    let lost = p.due(rank, core.hart.cycle);
-                    core.hart.cycle += lost;
-                    core.noise_cycles += lost;
+                    core.lose_to_noise(p.due(rank, core.hart.cycle));
                 }
                 match stop {
                     RunStop::Horizon => sched.ready.push(rank),

@@ -712,6 +712,12 @@ impl Core {
         AfterFault::Next
     }
 
+    /// The core loses `cycles` to the seeded perturbation (a start skew or a noise event; [`crate::perturb`]).
+    pub fn lose_to_noise(&mut self, cycles: u64) {
+        self.hart.cycle += cycles;
+        self.noise_cycles += cycles;
+    }
+
     /// Takes exception `cause` (trap value `tval`) of the instruction at the pc if the program has a trap handler;
     /// otherwise stops the core with the report (`kind`, `reason`) it has always given. Returns whether the core
     /// goes on (at the handler).
