@@ -105,20 +105,42 @@ void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
 #endif
 
 #ifdef NOCMSG_PORT_UDN
+struct nocmsg_udn_irq;
+/* The UDN port's state, visible so that the fast paths of src/p2p.c can test it without a call; only udn.c writes
+ * it. */
+struct nocmsg_udn_port {
+    int me, n;
+    int irq_mode; /* NOCMSG_UDN_MODE=interrupt */
+    struct nocmsg_udn_irq *irq;
+    unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
+    /* sending */
+    int open_dest;      /* destination of the packet being written, -1 when none is */
+    unsigned open_left; /* its words still to write */
+    /* receiving */
+    int cur_src;       /* source of the packet being taken from queue 0 */
+    unsigned cur_left; /* its words not yet read from the queue */
+    int ahead_valid;   /* a word of it read ahead while waiting */
+    uint64_t ahead;
+    /* Queue-0 packets this rank has begun writing and begun reading, in all (nocmsg_port_udn_balance). */
+    uint64_t packets_out, packets_in;
+};
+extern struct nocmsg_udn_port nocmsg__udn;
 /* A header word and the payload of a `bytes`-byte message at buf, written straight into the network with writes
  * that stall while the output queue is full: no credit check, no return to the work loop. Returns 1, or 0 (nothing
  * written) when a packet of the work loop is still open. */
 int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes);
+/* nocmsg_port_write_message for a caller that has checked that no packet is open (nocmsg__udn.open_dest < 0) and the
+ * polling mode: returns NOCMSG_SUCCESS (0), so that the caller can end with it as a tail call. */
+int nocmsg_port_udn_write_raw(int dest, uint64_t header, const void *buf, size_t bytes);
 /* The receive fast path in one call: when the next packet of queue 0 has brought its header (the first word after
  * the source word, or the word nocmsg_port_next read ahead), takes it. If ((header ^ want) & mask) == 0, it came from
  * world rank `from` (any when from < 0), its length (an eager header's top 24 bits, NOCMSG__EAGER_HDR) fits cap, buf
  * is 8-byte aligned and the payload is in the same packet, takes the payload into buf (waiting for words on their
- * way) and returns 1. Returns -1 when it took a header it leaves to the caller, 0 when it took nothing (no header
- * there yet, or the interrupt-driven mode); *hdr and *src are set unless it returns 0. */
-int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src);
-/* Set while the port runs in the interrupt-driven mode (NOCMSG_UDN_MODE=interrupt), where the call above takes
- * nothing: the receive does not make it. */
-extern int nocmsg__udn_irq_mode;
+ * way) and returns 1. Returns -1 when it took a header it leaves to the caller, 0 when it took nothing: no header
+ * there yet (unless `wait`: then it waits for one, asleep in a stalling read), or the interrupt-driven mode (where
+ * the receive does not make this call). *hdr and *src are set unless it returns 0. */
+int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src,
+                               int wait);
 /* One word to tagged queue 1 of dest (the barrier's, src/coll/barrier/udn_tree.c) if it can go now without stalling
  * (no packet of the work loop open, two credits): 1 if it went, else 0. */
 int nocmsg_port_udn_control(int dest, uint64_t word);

@@ -45,7 +45,7 @@
 enum { Q = 0 };
 
 /* The interrupt-driven mode's state; the handler writes what is marked (handler). */
-struct irq_state {
+struct nocmsg_udn_irq {
     uint64_t *ring;            /* queue 0's words, taken by the handler */
     size_t mask;               /* ring slots - 1 (a power of two) */
     volatile size_t head;      /* (handler) words put in */
@@ -63,22 +63,10 @@ struct irq_state {
     unsigned acks_seen;          /* acks when a push last had to wait for one */
 };
 
-static struct {
-    int me, n;
-    int irq_mode; /* NOCMSG_UDN_MODE=interrupt */
-    struct irq_state *irq;
-    unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
-    /* sending */
-    int open_dest;       /* destination of the packet being written, -1 when none is */
-    unsigned open_left;  /* its words still to write */
-    /* receiving */
-    int cur_src;         /* source of the packet being taken from queue 0 */
-    unsigned cur_left;   /* its words not yet read from the queue */
-    int ahead_valid;     /* a word of it read ahead while waiting */
-    uint64_t ahead;
-    /* Queue-0 packets this rank has begun writing and begun reading, in all (nocmsg_port_udn_balance). */
-    uint64_t packets_out, packets_in;
-} udn;
+/* The port's state (struct nocmsg_udn_port, port.h): extern so that the fast paths of src/p2p.c can test it inline;
+ * only this file writes it. */
+struct nocmsg_udn_port nocmsg__udn;
+#define udn nocmsg__udn
 
 /* ---- the interrupt-driven mode ------------------------------------------------------------------------ */
 
@@ -99,7 +87,7 @@ static inline void irq_unmask(void)
 /* Sends the ACKs owed, as long as no packet is open and credits allow (interrupts masked, or in the handler). */
 static void send_acks(void)
 {
-    struct irq_state *q = udn.irq;
+    struct nocmsg_udn_irq *q = udn.irq;
     while (q->owed_tail != q->owed_head && udn.open_dest < 0 && nocmsg_udn_credits() >= 2) {
         int src = q->owed[q->owed_tail & q->owed_mask];
         nocmsg_udn_send(NOCMSG_UDN_HEADER(src, 1, ACK_QUEUE));
@@ -119,7 +107,7 @@ static inline int acks_owed(void)
  * out if the main code is not writing a packet. mtvec holds a 4-byte aligned BASE. */
 __attribute__((interrupt("machine"), aligned(4))) static void udn_interrupt(void)
 {
-    struct irq_state *q = udn.irq;
+    struct nocmsg_udn_irq *q = udn.irq;
     while (nocmsg_udn_count(ACK_QUEUE) != 0) {
         q->acked[nocmsg_udn_recv(ACK_QUEUE)]++;
         q->acks++;
@@ -152,7 +140,7 @@ __attribute__((interrupt("machine"), aligned(4))) static void udn_interrupt(void
 /* Sets up the interrupt-driven mode: the ring, the counts, the handler, and the interrupt enabled. */
 static int irq_init(void)
 {
-    struct irq_state *q = calloc(1, sizeof *q);
+    struct nocmsg_udn_irq *q = calloc(1, sizeof *q);
     size_t slots = 1 << 16;
     unsigned owed = 1;
     while (owed < (unsigned)udn.n)
@@ -193,7 +181,7 @@ static inline uint64_t rx_count(void)
  * there. */
 static inline __attribute__((always_inline)) uint64_t rx_take_ring(void)
 {
-    struct irq_state *q = udn.irq;
+    struct nocmsg_udn_irq *q = udn.irq;
     while (q->head == q->tail)
         irq_wait_for_ring();
     uint64_t w = q->ring[q->tail & q->mask];
@@ -214,8 +202,6 @@ static inline __attribute__((always_inline)) uint64_t rx_take(void)
     return rx_take_ring();
 }
 
-int nocmsg__udn_irq_mode;
-
 int nocmsg_port_init(int *rank, int *size)
 {
     memset(&udn, 0, sizeof udn);
@@ -230,9 +216,8 @@ int nocmsg_port_init(int *rank, int *size)
      * except in the interrupt-driven mode. */
     __asm__ volatile(ZICSR("csrs mie, %0") : : "r"(1 << 11));
     const char *mode = getenv("NOCMSG_UDN_MODE");
-    nocmsg__udn_irq_mode = 0;
     if (mode && strcmp(mode, "interrupt") == 0) {
-        udn.irq_mode = nocmsg__udn_irq_mode = 1;
+        udn.irq_mode = 1;
         int err = irq_init();
         if (err != NOCMSG_SUCCESS)
             return err;
@@ -300,9 +285,41 @@ static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t
         *w = nocmsg_udn_recv(Q);
 }
 
+/* The first n (1 to 7) bytes at p, 8-byte aligned, as a word with its other bytes zero: one load of the aligned
+ * word they lie in (it cannot cross into another page) and a mask, where a byte loop would cost a dozen cycles a
+ * byte (and a call of memcpy a stack frame). The load reads the bytes past the message too, which only the mask
+ * sees. */
+static inline __attribute__((always_inline)) uint64_t part_word(const void *p, size_t n)
+{
+    uint64_t w;
+    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
+    return w & (~(uint64_t)0 >> (64 - 8 * n));
+}
+
+typedef uint32_t __attribute__((may_alias, aligned(4))) part_u32;
+typedef uint16_t __attribute__((may_alias, aligned(2))) part_u16;
+
+/* Stores the first n (1 to 7) bytes of w at p, 8-byte aligned: a 4-, a 2- and a 1-byte store as n needs, none past
+ * p + n. */
+static inline __attribute__((always_inline)) void store_part_word(void *p, uint64_t w, size_t n)
+{
+    unsigned char *b = p;
+    if (n & 4) {
+        *(part_u32 *)b = (uint32_t)w;
+        b += 4;
+        w >>= 32;
+    }
+    if (n & 2) {
+        *(part_u16 *)b = (uint16_t)w;
+        b += 2;
+        w >>= 16;
+    }
+    if (n & 1)
+        *b = (unsigned char)w;
+}
+
 /* Writes the first m (at most (bytes + 7) / 8) payload words of an aligned `bytes`-byte message at buf with stalling
- * writes; the last part word goes with its bytes past the message zero (a byte loop: a call of memcpy would need a
- * stack frame). */
+ * writes; the last part word goes with its bytes past the message zero. */
 static inline __attribute__((always_inline)) void send_message_words(const void *buf, size_t bytes, size_t m)
 {
     size_t whole = bytes / 8;
@@ -310,11 +327,7 @@ static inline __attribute__((always_inline)) void send_message_words(const void 
         send_words(buf, m);
     } else {
         send_words(buf, whole);
-        const unsigned char *p = (const unsigned char *)buf + 8 * whole;
-        uint64_t w = 0;
-        for (size_t i = 0; i < bytes - 8 * whole; i++)
-            w |= (uint64_t)p[i] << (8 * i);
-        nocmsg_udn_send(w);
+        nocmsg_udn_send(part_word((const uint64_t *)buf + whole, bytes - 8 * whole));
     }
 }
 
@@ -324,12 +337,8 @@ static inline __attribute__((always_inline)) size_t take_message_words(void *buf
 {
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
     recv_words(buf, whole);
-    if (words > whole) {
-        unsigned char *p = (unsigned char *)buf + 8 * whole;
-        uint64_t w = nocmsg_udn_recv(Q);
-        for (size_t i = 0; i < bytes - 8 * whole; i++)
-            p[i] = (unsigned char)(w >> (8 * i));
-    }
+    if (words > whole)
+        store_part_word((uint64_t *)buf + whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
     udn.cur_left -= (unsigned)words;
     return words;
 }
@@ -502,8 +511,8 @@ size_t nocmsg_port_push_message(int dest, uint64_t header, const void *buf, size
     return push_message_any(dest, header, buf, bytes);
 }
 
-/* nocmsg_port_write_message for any alignment and length: packets of up to max_words, misaligned words and the
- * last part word through memcpy. */
+/* nocmsg_port_udn_write_raw for any alignment and length: packets of up to max_words, misaligned words and the
+ * last part word through memcpy. Returns 0. */
 __attribute__((noinline)) static int write_message_any(int dest, uint64_t header, const void *buf, size_t bytes)
 {
     size_t words = (bytes + 7) / 8, at = 0, whole = bytes / 8;
@@ -532,22 +541,28 @@ __attribute__((noinline)) static int write_message_any(int dest, uint64_t header
             nocmsg_udn_send(w);
         }
     }
-    return 1;
+    return 0;
 }
 
-int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
+int nocmsg_port_udn_write_raw(int dest, uint64_t header, const void *buf, size_t bytes)
 {
-    if (udn.open_dest >= 0 || udn.irq_mode)
-        return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
     /* The common case without a stack frame: an aligned message in one packet. */
     size_t words = (bytes + 7) / 8;
     if (__builtin_expect(((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words, 1)) {
         write_head(dest, words + 2);
         nocmsg_udn_send(header);
         send_message_words(buf, bytes, words);
-        return 1;
+        return 0;
     }
     return write_message_any(dest, header, buf, bytes);
+}
+
+int nocmsg_port_write_message(int dest, uint64_t header, const void *buf, size_t bytes)
+{
+    if (udn.open_dest >= 0 || udn.irq_mode)
+        return 0; /* the interrupt-driven mode acknowledges every packet: no raw writes */
+    nocmsg_port_udn_write_raw(dest, header, buf, bytes);
+    return 1;
 }
 
 int nocmsg_port_udn_word(int dest, unsigned queue, uint64_t word)
@@ -785,7 +800,8 @@ int nocmsg_port_poll(int *src)
     return 1;
 }
 
-int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src)
+int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf, size_t cap, uint64_t *hdr, int *src,
+                               int wait)
 {
     if (__builtin_expect(udn.irq_mode, 0))
         return 0;
@@ -794,14 +810,14 @@ int nocmsg_port_udn_recv_eager(int from, uint64_t want, uint64_t mask, void *buf
         h = udn.ahead;
         udn.ahead_valid = 0;
     } else {
-        uint64_t there = nocmsg_udn_count(Q);
-        if (udn.cur_left == 0) {
-            if (there < 2) /* a packet's source word and its first word, the header */
+        if (!wait) {
+            uint64_t there = nocmsg_udn_count(Q);
+            if (there < (udn.cur_left == 0 ? 2u : 1u)) /* a packet's source word and its first word, the header */
                 return 0;
-            begin_packet(nocmsg_udn_recv(Q));
-        } else if (there == 0) {
-            return 0;
         }
+        /* (With `wait`, these reads stall, asleep, until the words come.) */
+        if (udn.cur_left == 0)
+            begin_packet(nocmsg_udn_recv(Q));
         h = nocmsg_udn_recv(Q);
         udn.cur_left--;
     }

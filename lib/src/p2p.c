@@ -122,7 +122,7 @@ static int send_rest(int to, const void *buf, size_t bytes, size_t sent)
 {
 #ifdef NOCMSG_PORT_UDN
     /* (Not in the interrupt-driven mode, whose engine sleeps in wfi while a packet waits for its ACK.) */
-    if (!nocmsg__udn_irq_mode) {
+    if (!nocmsg__udn.irq_mode) {
         sent = nocmsg_port_stream_bytes(to, buf, bytes, sent);
         if (sent == (bytes + 7) / 8)
             return NOCMSG_SUCCESS;
@@ -282,12 +282,18 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
 #ifdef NOCMSG_PORT_UDN
         /* The UDN port takes a matching eager message whole in one call once its header is there (the wait for it
          * stays here, where the wait table is kept). */
-        int got = nocmsg__udn_irq_mode ? 0 : nocmsg_port_udn_recv_eager(from, want, mask, buf, cap, &h, &s);
+        int got = nocmsg__udn.irq_mode ? 0 : nocmsg_port_udn_recv_eager(from, want, mask, buf, cap, &h, &s, 0);
         if (got == 0) {
-            s = nocmsg_wait_next_local(source, comm, c);
-            got = nocmsg__udn_irq_mode ? 0 : nocmsg_port_udn_recv_eager(from, want, mask, buf, cap, &h, &s);
-            if (got == 0)
+            if (!nocmsg__udn.irq_mode) {
+                /* Nothing there yet: marked blocked, wait in the port, which takes the message as soon as its
+                 * header lands. */
+                nocmsg_wait_enter_plain(from);
+                got = nocmsg_port_udn_recv_eager(from, want, mask, buf, cap, &h, &s, 1);
+                nocmsg_wait_leave_plain();
+            } else {
+                s = nocmsg_wait_next_local(source, comm, c);
                 h = nocmsg_port_pull1_from(s);
+            }
         }
         if (__builtin_expect(got > 0, 1)) {
             if (status) {
@@ -731,6 +737,15 @@ int nocmsg_sendrecv_replace(void *buf, int count, nocmsg_datatype type, int dest
 
 /* ---- NoCMsg's non-flow-controlled transfers ------------------------------------------------------------ */
 
+#ifdef NOCMSG_PORT_UDN
+/* nocmsg_xsend through the engine's raw send, out of line so that the fast path needs no stack frame. */
+__attribute__((noinline)) static int xsend_general(const void *buf, int count, nocmsg_datatype type, int dest, int tag,
+                                                   nocmsg_comm comm)
+{
+    return blocking(REQ_SEND, SEND_RAW, buf, count, type, dest, tag, comm, NULL);
+}
+#endif
+
 int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int tag, nocmsg_comm comm)
 {
     NOCMSG_FC_SITE();
@@ -741,12 +756,15 @@ int nocmsg_xsend(const void *buf, int count, nocmsg_datatype type, int dest, int
     if (__builtin_expect(PLAIN_ARGS(c, buf, count, type, dest, tag) && nocmsg__fast.send_ranks, 1)) {
         size_t bytes = (size_t)count << nocmsg__type_shifts[type];
         int to = c->world_of[dest];
-        if (bytes < EAGER_MAX && to != nocmsg_lib.rank &&
-            nocmsg_port_write_message(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, bytes))
-            return NOCMSG_SUCCESS;
+        if (__builtin_expect(bytes < EAGER_MAX && to != nocmsg_lib.rank && nocmsg__udn.open_dest < 0 &&
+                                 !nocmsg__udn.irq_mode,
+                             1))
+            return nocmsg_port_udn_write_raw(to, MAKE_HDR(PK_EAGER, c->ctx, tag, bytes), buf, bytes);
     }
-#endif
+    return xsend_general(buf, count, type, dest, tag, comm);
+#else
     return blocking(REQ_SEND, SEND_RAW, buf, count, type, dest, tag, comm, NULL);
+#endif
 }
 
 int nocmsg_xrecv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,

@@ -99,6 +99,25 @@ static inline void nocmsg_wait_leave(int entered)
 #endif
 }
 
+#ifdef NOCMSG_SIM
+/* nocmsg_wait_enter and nocmsg_wait_leave with plain stores, for the UDN port's receive fast path (src/p2p.c), where
+ * they are on the path from a message's arrival to its return. On the simulator nothing reads the record while the
+ * rank runs, and GCC 12 makes every atomic store an AMO, which costs a trip to the line's home with cached memory.
+ * (WAIT_SET stays atomic for the other waits: the PIMP chips' golden cycle counts depend on their code.) */
+static inline void nocmsg_wait_enter_plain(int peer)
+{
+    volatile struct nocmsg_wait_record *r = NOCMSG__WAIT;
+    r->peer = peer;
+    r->call = 0;
+    r->state = (uint32_t)NOCMSG_WAIT_BLOCKED;
+}
+
+static inline void nocmsg_wait_leave_plain(void)
+{
+    ((volatile struct nocmsg_wait_record *)NOCMSG__WAIT)->state = (uint32_t)NOCMSG_WAIT_RUNNING;
+}
+#endif
+
 /* A blocked rank got something done (natively: evidence for the launcher that the job is not stuck). */
 static inline void nocmsg_wait_progress(void)
 {
