@@ -305,6 +305,32 @@ extern const unsigned char nocmsg__type_shifts[NOCMSG_BASIC_DATATYPES];
 #define NOCMSG__PIMP_EAGER_LIMIT 512
 /* The header word of an EAGER message on NOCMSG_COMM_WORLD (lib/src/internal.h describes the format). */
 #define NOCMSG__EAGER_HDR(tag, bytes) (1u | ((uint64_t)(uint32_t)(tag) << 16) | ((uint64_t)(bytes) << 40))
+#ifdef NOCMSG_PORT_UDN
+/* Internal: the UDN port's state (lib/ports/udn.c), visible so that the fast paths of p2p.c and nocmsg_inline_udn.h
+ * can test it without a call. The port writes it; the fast paths write only what taking or writing a whole packet
+ * changes (the packet counts, and where a packet they began reading stands). */
+struct nocmsg_udn_irq;
+struct nocmsg_udn_port {
+    int me, n;
+    int irq_mode; /* NOCMSG_UDN_MODE=interrupt */
+    struct nocmsg_udn_irq *irq;
+    unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
+    /* sending */
+    int open_dest;      /* destination of the packet being written, -1 when none is */
+    unsigned open_left; /* its words still to write */
+    /* receiving */
+    int cur_src;       /* source of the packet being taken from queue 0 */
+    unsigned cur_left; /* its words not yet read from the queue */
+    int ahead_valid;   /* a word of it read ahead while waiting */
+    uint64_t ahead;
+    /* Queue-0 packets this rank has begun writing and begun reading, in all (nocmsg_port_udn_balance). */
+    uint64_t packets_out, packets_in;
+};
+extern struct nocmsg_udn_port nocmsg__udn;
+/* The end of the inline receive when the payload of the matching EAGER message `hdr`, taken from core src, goes on in
+ * later packets: the port streams it in, the engine finishes if it must. */
+int nocmsg__udn_recv_pull(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm comm, nocmsg_status *status);
+#endif
 /* Where the inline fast paths hand over when they cannot finish on their own. */
 int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent);
 int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got, nocmsg_comm comm,
@@ -320,10 +346,10 @@ int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm c
 }
 #endif
 
-/* On simulated PIMP chips, blocking send and receive on NOCMSG_COMM_WORLD with constant datatype and tag are
- * inlined (define NOCMSG_NO_INLINE to call the library instead). Builds for MPB and UDN chips (NOCMSG_PORT_MPB,
- * NOCMSG_PORT_UDN, which bin/nocmsg-cc defines from the chip) call the library: their ports are out of line. */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE)
+/* On simulated PIMP and UDN chips, blocking send and receive (and on UDN chips NoCMsg's transfers) are inlined
+ * (define NOCMSG_NO_INLINE to call the library instead). Builds for MPB chips (NOCMSG_PORT_MPB, which bin/nocmsg-cc
+ * defines from the chip) call the library: their port is out of line. */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE)
 #include "nocmsg_inline.h"
 #endif
 

@@ -1,6 +1,7 @@
 /*
- * nocmsg_inline.h: inline fast paths of nocmsg_send and nocmsg_recv for simulated PIMP chips. Included by nocmsg.h
- * when building with bin/nocmsg-cc; do not include it yourself. Define NOCMSG_NO_INLINE to turn it off.
+ * nocmsg_inline.h: inline fast paths of nocmsg_send and nocmsg_recv for simulated PIMP chips (for UDN chips:
+ * nocmsg_inline_udn.h, which this includes there). Included by nocmsg.h when building with bin/nocmsg-cc; do not
+ * include it yourself. Define NOCMSG_NO_INLINE to turn it off.
  *
  * On a PIMP core a word costs one instruction to send and one to receive, so the library's own overhead decides
  * small-message latency: a call, a frame, the set-up of seven arguments and the checks of each of them cost more
@@ -21,8 +22,10 @@
 #ifndef NOCMSG_INLINE_H
 #define NOCMSG_INLINE_H
 
+#ifndef NOCMSG_PORT_UDN
 #include <nocmsg_pimp.h>
 #include <nocmsg_wait.h>
+#endif
 
 /* log2 of the size of a basic datatype, -1 for anything else; folds to a constant for a constant type. */
 static __inline__ __attribute__((always_inline)) int nocmsg__type_shift(nocmsg_datatype type)
@@ -73,6 +76,9 @@ static __inline__ __attribute__((always_inline)) int nocmsg__type_shift(nocmsg_d
     (__builtin_constant_p(comm) && (comm) == NOCMSG_COMM_WORLD && __builtin_constant_p(type) &&                 \
      nocmsg__type_shift(type) >= 0)
 
+#ifdef NOCMSG_PORT_UDN
+#include "nocmsg_inline_udn.h"
+#else
 /* The general inline paths: a communicator (with a handle below NOCMSG__FAST_COMMS), datatype or tag known only at run
  * time is looked up in nocmsg__fast_comms and nocmsg__type_shifts, which costs a few loads on the way; the rest is
  * the constant path's. */
@@ -259,5 +265,6 @@ static __inline__ __attribute__((always_inline)) int nocmsg__recv_inline(void *b
 #define nocmsg_send(buf, count, type, dest, tag, comm) nocmsg__send_inline(buf, count, type, dest, tag, comm)
 #define nocmsg_recv(buf, count, type, source, tag, comm, status)                                               \
     nocmsg__recv_inline(buf, count, type, source, tag, comm, status, 0)
+#endif /* !NOCMSG_PORT_UDN */
 
 #endif /* NOCMSG_INLINE_H */

@@ -33,6 +33,29 @@ __asm__(".macro nocmsg_wait_site peer, call=\n\t"
         ".popsection\n"
         ".endm");
 
+#ifdef NOCMSG_PORT_UDN
+/* On UDN chips a core waits for a message by reading its empty receive queue 0 (the read stalls, asleep, until a
+ * word lands): the same table names that read. */
+__asm__(".macro nocmsg_udn_wait_site rd, peer, call=\n\t"
+        ".option push\n\t.option arch, +zicsr\n\t"
+        ".Lnocmsg_udn_wait\\@: csrr \\rd, 0x801\n\t" /* udn.recv0 */
+        ".option pop\n\t"
+        ".pushsection .nocmsg_waits,\"\",@progbits\n\t"
+        ".balign 8\n\t"
+        ".dword .Lnocmsg_udn_wait\\@\n\t"
+        ".asciz \"\\call|\\peer\"\n\t"
+        ".popsection\n"
+        ".endm");
+
+/* The next word of UDN receive queue 0, waiting for it, recorded in the wait-site table like NOCMSG__WAIT_SITE_. */
+#define NOCMSG__UDN_RECV_SITE_(call, peer, ...)                                                                \
+    ({                                                                                                          \
+        unsigned long w_;                                                                                       \
+        __asm__ volatile("nocmsg_udn_wait_site %[w], " peer ", " #call : [w] "=r"(w_) : __VA_ARGS__ : "memory"); \
+        w_;                                                                                                     \
+    })
+#endif
+
 /* A wait loop with its table entry: `call` a name (no quotes; empty when a library frame names the call), `peer`
  * the entry's peer text, with operands from the rest. */
 #define NOCMSG__WAIT_SITE_(call, peer, ...)                                                                    \

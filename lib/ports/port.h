@@ -105,26 +105,7 @@ void nocmsg_port_mpb_area(size_t *offset, size_t *bytes);
 #endif
 
 #ifdef NOCMSG_PORT_UDN
-struct nocmsg_udn_irq;
-/* The UDN port's state, visible so that the fast paths of src/p2p.c can test it without a call; only udn.c writes
- * it. */
-struct nocmsg_udn_port {
-    int me, n;
-    int irq_mode; /* NOCMSG_UDN_MODE=interrupt */
-    struct nocmsg_udn_irq *irq;
-    unsigned max_words; /* payload words of a packet, the source word included (udn.maxlen) */
-    /* sending */
-    int open_dest;      /* destination of the packet being written, -1 when none is */
-    unsigned open_left; /* its words still to write */
-    /* receiving */
-    int cur_src;       /* source of the packet being taken from queue 0 */
-    unsigned cur_left; /* its words not yet read from the queue */
-    int ahead_valid;   /* a word of it read ahead while waiting */
-    uint64_t ahead;
-    /* Queue-0 packets this rank has begun writing and begun reading, in all (nocmsg_port_udn_balance). */
-    uint64_t packets_out, packets_in;
-};
-extern struct nocmsg_udn_port nocmsg__udn;
+/* The port's state, struct nocmsg_udn_port and nocmsg__udn, is in nocmsg.h (the inline paths test it too). */
 /* A header word and the payload of a `bytes`-byte message at buf, written straight into the network with writes
  * that stall while the output queue is full: no credit check, no return to the work loop. Returns 1, or 0 (nothing
  * written) when a packet of the work loop is still open. */

@@ -213,10 +213,18 @@ __attribute__((noinline, cold)) int nocmsg__recv_handoff(int src, uint64_t h, vo
 }
 
 /* The slow ends of the inline fast paths (nocmsg_inline.h). */
+#ifdef NOCMSG_PORT_UDN
+/* (On the UDN, the inline send of anything over a word or two ends here: the output queue holds a few words.) */
+__attribute__((noinline)) int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent)
+{
+    return send_rest(dest, buf, bytes, words_sent);
+}
+#else
 __attribute__((noinline, cold)) int nocmsg__send_rest(int dest, const void *buf, size_t bytes, size_t words_sent)
 {
     return nocmsg_engine_send_rest(dest, buf, bytes, words_sent);
 }
+#endif
 
 __attribute__((noinline, cold)) int nocmsg__recv_rest(int src, void *buf, size_t cap, uint64_t hdr, size_t words_got,
                                                      nocmsg_comm comm, nocmsg_status *status)
@@ -244,7 +252,9 @@ __attribute__((noinline)) int nocmsg__recv_rdv(int src, uint64_t hdr, void *buf,
 _Static_assert(NOCMSG__EAGER_HDR(0x7fffff, 0xabcdef) == MAKE_HDR(PK_EAGER, 0, 0x7fffff, 0xabcdef),
                "nocmsg.h and internal.h disagree on the header format");
 
-/* The end of the receive fast path for a misaligned buffer (out of line, as send_skewed). */
+/* The end of the receive fast path for a misaligned buffer (out of line, as send_skewed), and on UDN chips of the
+ * inline receive for a payload in later packets: the payload through the port's pull, the engine taking the rest of
+ * what has not come. */
 __attribute__((noinline)) static int recv_skewed(int s, uint64_t h, void *buf, size_t cap, const struct comm *c,
                                                  int source, nocmsg_status *status)
 {
@@ -259,6 +269,15 @@ __attribute__((noinline)) static int recv_skewed(int s, uint64_t h, void *buf, s
     }
     return NOCMSG_SUCCESS;
 }
+
+#ifdef NOCMSG_PORT_UDN
+__attribute__((noinline)) int nocmsg__udn_recv_pull(int src, uint64_t hdr, void *buf, size_t cap, nocmsg_comm comm,
+                                                    nocmsg_status *status)
+{
+    /* (The status names the source by its rank in comm, whether or not the receive named it.) */
+    return recv_skewed(src, hdr, buf, cap, nocmsg_comm_get(comm), NOCMSG_ANY_SOURCE, status);
+}
+#endif
 
 int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag, nocmsg_comm comm,
                 nocmsg_status *status)

@@ -8,12 +8,16 @@
 
 #include "check.h"
 
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE) &&      \
-    !defined(nocmsg_send)
-#error "nocmsg.h should inline nocmsg_send on simulated builds"
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE) &&                                 \
+    (!defined(nocmsg_send) || !defined(nocmsg_recv))
+#error "nocmsg.h should inline nocmsg_send and nocmsg_recv on simulated PIMP and UDN builds"
+#endif
+#if defined(NOCMSG_SIM) && defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE) &&                                   \
+    (!defined(nocmsg_xsend) || !defined(nocmsg_xrecv))
+#error "nocmsg.h should inline nocmsg_xsend and nocmsg_xrecv on simulated UDN builds"
 #endif
 
-enum { K_TYPES = 80, K_WILD, K_HANDOFF, K_ODD, K_POSTED, K_INTERLEAVE, K_FULL };
+enum { K_TYPES = 80, K_WILD, K_HANDOFF, K_ODD, K_POSTED, K_INTERLEAVE, K_FULL, K_XFER, K_COMM };
 
 /* 16 bytes of `type` to the right and from the left (whole words: the inline path takes it), status checked. */
 #define TYPE_ROUND(type, ctype, tag)                                                                            \
@@ -210,6 +214,59 @@ static void sender_stalls(void)
     }
 }
 
+/* NoCMsg's transfers (inline on UDN chips) at sizes around a word, part words at the end included. */
+static void transfers(void)
+{
+    static const int sizes[] = {0, 1, 3, 7, 8, 9, 13, 16, 40, 64};
+    uint64_t out[8], in[8 + T_GUARD / 8];
+    nocmsg_status st;
+    for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+        int n = sizes[k];
+        t_fill(out, sizeof out, t_key(K_XFER, (uint64_t)t_rank, (uint64_t)k));
+        t_set_guard(in, (size_t)n);
+        CHECK_OK(nocmsg_xsend(out, n, NOCMSG_BYTE, t_right, 90 + k, NOCMSG_COMM_WORLD));
+        CHECK_OK(nocmsg_xrecv(in, n, NOCMSG_BYTE, t_left, 90 + k, NOCMSG_COMM_WORLD, &st));
+        CHECK_STATUS(st, t_left, 90 + k, n);
+        CHECK_PAYLOAD(in, n, t_key(K_XFER, (uint64_t)t_left, (uint64_t)k));
+        CHECK_GUARD(in, n);
+    }
+}
+
+/* The inline paths' look-ups: a communicator whose ranks run the other way round from the world's, with the datatype
+ * and tag in variables, wildcards, and NoCMsg's transfers on it. */
+static void communicators(void)
+{
+    nocmsg_comm rev;
+    CHECK_OK(nocmsg_comm_split(NOCMSG_COMM_WORLD, 0, t_size - t_rank, &rev));
+    int me = -1, n = 0;
+    CHECK_OK(nocmsg_comm_rank(rev, &me));
+    CHECK_OK(nocmsg_comm_size(rev, &n));
+    CHECK(me == t_size - 1 - t_rank && n == t_size, "split: rank %d of %d", me, n);
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    volatile nocmsg_datatype vtype = NOCMSG_UINT16;
+    volatile int vtag = 77;
+    uint64_t out[8], in[8 + T_GUARD / 8];
+    nocmsg_status st;
+    for (int count = 0; count <= 32; count += 5) {
+        size_t bytes = 2 * (size_t)count;
+        t_fill(out, sizeof out, t_key(K_COMM, (uint64_t)me, (uint64_t)count));
+        t_set_guard(in, bytes);
+        CHECK_OK(nocmsg_send(out, count, vtype, right, vtag, rev));
+        CHECK_OK(nocmsg_recv(in, count, vtype, count % 2 ? NOCMSG_ANY_SOURCE : left, count % 3 ? vtag : NOCMSG_ANY_TAG,
+                             rev, &st));
+        CHECK_STATUS(st, left, 77, bytes);
+        CHECK_PAYLOAD(in, bytes, t_key(K_COMM, (uint64_t)left, (uint64_t)count));
+        CHECK_GUARD(in, bytes);
+        t_set_guard(in, bytes);
+        CHECK_OK(nocmsg_xsend(out, count, vtype, right, vtag + 1, rev));
+        CHECK_OK(nocmsg_xrecv(in, count, vtype, NOCMSG_ANY_SOURCE, vtag + 1, rev, &st));
+        CHECK_STATUS(st, left, 78, bytes);
+        CHECK_PAYLOAD(in, bytes, t_key(K_COMM, (uint64_t)left, (uint64_t)count));
+        CHECK_GUARD(in, bytes);
+    }
+    CHECK_OK(nocmsg_comm_free(&rev));
+}
+
 void test_inline(void)
 {
     every_type();
@@ -218,4 +275,6 @@ void test_inline(void)
     posted_first();
     interleaved();
     sender_stalls();
+    transfers();
+    communicators();
 }

@@ -1,0 +1,205 @@
+/*
+ * nocmsg_inline_udn.h: inline fast paths of nocmsg_send, nocmsg_recv and NoCMsg's transfers (nocmsg_xsend,
+ * nocmsg_xrecv) for simulated UDN chips. Included by nocmsg_inline.h; do not include it yourself. Define
+ * NOCMSG_NO_INLINE to call the library instead.
+ *
+ * As on PIMP chips, the library's own overhead decides small-message latency on the UDN: a word costs one CSR
+ * write to send and one read to receive, while a call costs its frame, the set-up and checks of seven arguments, and
+ * the port's look at its state. Inline, with the communicator and datatype constants (as they mostly are), the
+ * checks fold away and what remains is a few instructions around the UDN ones: on tilepro-64 an 8-byte round trip
+ * through nocmsg_xsend and nocmsg_xrecv between neighbours takes about 270 cycles instead of 410 through the
+ * functions (docs/udn.md). A communicator with a handle below NOCMSG__FAST_COMMS, a datatype or a tag in a variable
+ * are looked up on the way (nocmsg__fast_comms, nocmsg__type_shifts).
+ *
+ * Only the common case is inline, and it speaks the library's protocol (lib/ports/udn.c): one UDN packet to queue 0
+ * of the destination holding the source word, the EAGER header and the payload. A send goes inline when nothing is
+ * queued to send and no packet is open (nocmsg__fast, nocmsg__udn), in the polling mode, from an 8-byte aligned
+ * buffer, and the message fits one packet. nocmsg_send (flow-controlled) must never stall: it writes what the output
+ * queue has credits for and leaves the rest of the packet to the library (nocmsg__send_rest, which streams it as
+ * credits come back while no word arrives). nocmsg_xsend (not flow-controlled) writes it all, stalling while the
+ * queue is full, as the library's does. A message's last part word is sent by reading its aligned 8-byte block whole
+ * and masking it, and received with stores of 4, 2 and 1 bytes that end at the buffer's end. A receive goes inline
+ * when nothing is posted or unexpected on the communicator and no packet is partly read: it waits for the next
+ * packet by reading the empty queue (the core sleeps; the read is in the wait-site table, so a deadlock report names
+ * the call and the rank waited for), and takes the message when its header matches and its payload is in the
+ * packet. Everything else goes to the library: a header that does not match (nocmsg__recv_handoff, which leaves it
+ * to the engine), the RTS of a large message (the lean rendezvous), a payload that goes on in later packets
+ * (nocmsg__udn_recv_pull).
+ * While a flow-control plan or profile watches the calls, nocmsg__fast says no and every call takes the library's
+ * path, where its site is recorded.
+ */
+#ifndef NOCMSG_INLINE_UDN_H
+#define NOCMSG_INLINE_UDN_H
+
+#include <nocmsg_udn.h>
+#include <nocmsg_wait.h>
+
+/* The first n (1 to 7) bytes at p, 8-byte aligned, as a word with its other bytes zero: the aligned word they lie
+ * in (it cannot cross into another page), masked. The asm reads 8 bytes, as the compiler is told. */
+static __inline__ __attribute__((always_inline)) uint64_t nocmsg__udn_part_word(const void *p, size_t n)
+{
+    uint64_t w;
+    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
+    return w & (~(uint64_t)0 >> (64 - 8 * n));
+}
+
+typedef uint32_t __attribute__((may_alias, aligned(4))) nocmsg__u32a;
+typedef uint16_t __attribute__((may_alias, aligned(2))) nocmsg__u16a;
+
+/* Stores the first n (1 to 7) bytes of w at p, 8-byte aligned: none past p + n. */
+static __inline__ __attribute__((always_inline)) void nocmsg__udn_store_part(void *p, uint64_t w, size_t n)
+{
+    unsigned char *b = (unsigned char *)p;
+    if (n & 4) {
+        *(nocmsg__u32a *)b = (uint32_t)w;
+        b += 4;
+        w >>= 32;
+    }
+    if (n & 2) {
+        *(nocmsg__u16a *)b = (uint16_t)w;
+        b += 2;
+        w >>= 16;
+    }
+    if (n & 1)
+        *b = (unsigned char)w;
+}
+
+/* nocmsg_send (raw 0) and nocmsg_xsend (raw 1). */
+static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(const void *buf, int count,
+                                                                             nocmsg_datatype type, int dest, int tag,
+                                                                             nocmsg_comm comm, int raw)
+{
+    if (__builtin_expect((unsigned)comm < NOCMSG__FAST_COMMS && (unsigned)type - 1u < NOCMSG_BASIC_DATATYPES - 1u &&
+                             (unsigned)tag <= NOCMSG_TAG_UB,
+                         1)) {
+        const struct nocmsg_fast_comm *fc = &nocmsg__fast_comms[comm];
+        int world = __builtin_constant_p(comm) && comm == NOCMSG_COMM_WORLD;
+        /* A negative count becomes a huge size, which the eager-limit test sends to the library's error path. */
+        size_t bytes = (size_t)(unsigned)count << NOCMSG__SHIFT_OF(type);
+        size_t words = (bytes + 7) / 8;
+        struct nocmsg_udn_port *u = &nocmsg__udn;
+        if (__builtin_expect((unsigned)dest < (world ? nocmsg__fast.send_ranks : fc->size) &&
+                                 (world || nocmsg__fast.send_ranks != 0) && bytes <= NOCMSG__PIMP_EAGER_LIMIT &&
+                                 ((uintptr_t)buf & 7) == 0 && (buf || !bytes) && u->open_dest < 0 && !u->irq_mode &&
+                                 words + 2 <= u->max_words,
+                             1)) {
+            unsigned to = world ? (unsigned)dest : (unsigned)fc->world_of[dest];
+            /* A raw send writes it all, stalling while the output queue is full (not to this rank itself, which would
+             * stall on its own queue); a flow-controlled one what the queue's credits allow, three of them at least
+             * (the packet's head and a word), and the library streams the rest. */
+            uint64_t credits = raw ? 0 : nocmsg_udn_credits();
+            if (__builtin_expect(raw ? to != (unsigned)u->me : credits >= 3, 1)) {
+                size_t m = raw || credits - 3 >= words ? words : (size_t)credits - 3;
+                const uint64_t *p = (const uint64_t *)buf, *end = p + (m < bytes / 8 ? m : bytes / 8);
+                nocmsg_udn_send(NOCMSG_UDN_HEADER(to, words + 2, 0));
+                nocmsg_udn_send((uint64_t)(unsigned)u->me | (uint64_t)(words + 1) << 16);
+                nocmsg_udn_send((world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) | (uint64_t)(unsigned)tag << 16 |
+                                (uint64_t)bytes << 40);
+                for (; end - p >= 4; p += 4) { /* loads before writes, so that no write waits for its load */
+                    uint64_t a = p[0], b = p[1], c = p[2], d = p[3];
+                    nocmsg_udn_send(a);
+                    nocmsg_udn_send(b);
+                    nocmsg_udn_send(c);
+                    nocmsg_udn_send(d);
+                }
+                for (; p < end; p++)
+                    nocmsg_udn_send(*p);
+                if (m > bytes / 8)
+                    nocmsg_udn_send(nocmsg__udn_part_word(p, bytes & 7));
+                u->packets_out++;
+                if (__builtin_expect(m == words, 1))
+                    return NOCMSG_SUCCESS;
+                u->open_dest = (int)to;
+                u->open_left = (unsigned)(words - m);
+                return nocmsg__send_rest((int)to, buf, bytes, m);
+            }
+        }
+    }
+    return raw ? (nocmsg_xsend)(buf, count, type, dest, tag, comm) : (nocmsg_send)(buf, count, type, dest, tag, comm);
+}
+
+/* nocmsg_recv (raw 0) and nocmsg_xrecv (raw 1, the same receive). */
+static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(void *buf, int count,
+                                                                             nocmsg_datatype type, int source,
+                                                                             int tag, nocmsg_comm comm,
+                                                                             nocmsg_status *status, int raw)
+{
+    if (__builtin_expect((unsigned)comm < NOCMSG__FAST_COMMS && (unsigned)type - 1u < NOCMSG_BASIC_DATATYPES - 1u &&
+                             ((unsigned)tag <= NOCMSG_TAG_UB || tag == NOCMSG_ANY_TAG),
+                         1)) {
+        const struct nocmsg_fast_comm *fc = &nocmsg__fast_comms[comm];
+        int world = __builtin_constant_p(comm) && comm == NOCMSG_COMM_WORLD;
+        size_t cap = (size_t)(unsigned)count << NOCMSG__SHIFT_OF(type);
+        int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
+        unsigned ranks = world ? nocmsg__fast.recv_ranks
+                               : (nocmsg__fast.recv_idle != 0 &&
+                                  nocmsg__fast.busy[fc->ctx & (NOCMSG__CTX_SLOTS - 1)] == 0 ? fc->size : 0);
+        struct nocmsg_udn_port *u = &nocmsg__udn;
+        if (__builtin_expect(count >= 0 && ((uintptr_t)buf & 7) == 0 && (buf || !count) &&
+                                 (any_source ? ranks != 0 : (unsigned)source < ranks) && !u->irq_mode &&
+                                 u->cur_left == 0 && !u->ahead_valid,
+                             1)) {
+            /* Everything that does not depend on the message is worked out before it comes. */
+            unsigned from = any_source ? 0 : world ? (unsigned)source : (unsigned)fc->world_of[source];
+            uint64_t want = (world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) |
+                            (any_tag ? 0 : (uint64_t)(unsigned)tag << 16);
+            unsigned keep = any_tag ? 48 : 24; /* shifting by this keeps kind and context, and the tag unless any */
+            /* The next packet's source word (waiting for it asleep), then its first word, the header. */
+            uint64_t sw;
+            if (raw && world)
+                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_xrecv, "%[p]", [p] "g"((long)source));
+            else if (world)
+                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_recv, "%[p]", [p] "g"((long)source));
+            else if (raw)
+                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_xrecv, "%[l]/%[h]", [l] "g"((long)source), [h] "g"((long)comm));
+            else
+                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_recv, "%[l]/%[h]", [l] "g"((long)source), [h] "g"((long)comm));
+            uint64_t h = nocmsg_udn_recv(0);
+            unsigned s = NOCMSG_UDN_FIELD_RANK(sw), left = NOCMSG_UDN_FIELD_LENGTH(sw) - 1;
+            u->packets_in++;
+            u->cur_src = (int)s;
+            uint64_t x = (h ^ want) << keep;
+            size_t len = (size_t)(h >> 40), words = (len + 7) / 8;
+            if (__builtin_expect((any_source || s == from) && x == 0 && len <= cap && words <= left, 1)) {
+                u->cur_left = left - (unsigned)words;
+                uint64_t *p = (uint64_t *)buf, *end = p + len / 8;
+                for (; end - p >= 4; p += 4) {
+                    uint64_t a = nocmsg_udn_recv(0), b = nocmsg_udn_recv(0), c = nocmsg_udn_recv(0),
+                             d = nocmsg_udn_recv(0);
+                    p[0] = a;
+                    p[1] = b;
+                    p[2] = c;
+                    p[3] = d;
+                }
+                for (; p < end; p++)
+                    *p = nocmsg_udn_recv(0);
+                if (len & 7)
+                    nocmsg__udn_store_part(p, nocmsg_udn_recv(0), len & 7);
+                if (status) {
+                    status->source = !any_source ? source : world ? (int)s : fc->local_of[s];
+                    status->tag = (int)((h >> 16) & 0xffffff);
+                    status->error = NOCMSG_SUCCESS;
+                    status->count_bytes = len;
+                }
+                return NOCMSG_SUCCESS;
+            }
+            u->cur_left = left;
+            if ((any_source || s == from) && x == 0 && len <= cap) /* the payload goes on in later packets */
+                return nocmsg__udn_recv_pull((int)s, h, buf, cap, comm, status);
+            if ((any_source || s == from) && x == (uint64_t)(1 ^ 2) << keep) /* the RTS of a large message for it */
+                return nocmsg__recv_rdv((int)s, h, buf, cap, comm, status);
+            return nocmsg__recv_handoff((int)s, h, buf, count, type, source, tag, comm, status);
+        }
+    }
+    return raw ? (nocmsg_xrecv)(buf, count, type, source, tag, comm, status)
+               : (nocmsg_recv)(buf, count, type, source, tag, comm, status);
+}
+
+#define nocmsg_send(buf, count, type, dest, tag, comm) nocmsg__udn_send_inline(buf, count, type, dest, tag, comm, 0)
+#define nocmsg_xsend(buf, count, type, dest, tag, comm) nocmsg__udn_send_inline(buf, count, type, dest, tag, comm, 1)
+#define nocmsg_recv(buf, count, type, source, tag, comm, status)                                               \
+    nocmsg__udn_recv_inline(buf, count, type, source, tag, comm, status, 0)
+#define nocmsg_xrecv(buf, count, type, source, tag, comm, status)                                              \
+    nocmsg__udn_recv_inline(buf, count, type, source, tag, comm, status, 1)
+
+#endif /* NOCMSG_INLINE_UDN_H */
