@@ -24,6 +24,9 @@ def test_shmem_vs_msg_quick_measures_every_part_and_contention_slows_shared_memo
     assert checks.set_index("check").loc["shared-memory latency grows with contention", "passed"]
     # NoCMsg's raw transfers stream faster than shared memory once a message is a few lines long (16 KiB).
     assert checks.set_index("check").loc["messages beat shared memory in bandwidth at 16384 B", "passed"]
+    # And at every size: from one byte on, NoCMsg's transfers take less than the three remote accesses of shared
+    # memory (the inline UDN paths, lib/include/nocmsg_inline_udn.h).
+    assert checks.set_index("check").loc["messages beat shared memory in bandwidth at every size", "passed"]
     # The noise sweep: every way at every level, and more noise spreads every way's run times more.
     sweep = data[data["part"].isin(["jitter", "jitter-sweep"])]
     assert set(sweep["noise"]) == {"light (0.5%)", "main (2%)", "heavy (20%)"}
