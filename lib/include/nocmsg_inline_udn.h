@@ -34,36 +34,6 @@
 #include <nocmsg_udn.h>
 #include <nocmsg_wait.h>
 
-/* The first n (1 to 7) bytes at p, 8-byte aligned, as a word with its other bytes zero: the aligned word they lie
- * in (it cannot cross into another page), masked. The asm reads 8 bytes, as the compiler is told. */
-static __inline__ __attribute__((always_inline)) uint64_t nocmsg__udn_part_word(const void *p, size_t n)
-{
-    uint64_t w;
-    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
-    return w & (~(uint64_t)0 >> (64 - 8 * n));
-}
-
-typedef uint32_t __attribute__((may_alias, aligned(4))) nocmsg__u32a;
-typedef uint16_t __attribute__((may_alias, aligned(2))) nocmsg__u16a;
-
-/* Stores the first n (1 to 7) bytes of w at p, 8-byte aligned: none past p + n. */
-static __inline__ __attribute__((always_inline)) void nocmsg__udn_store_part(void *p, uint64_t w, size_t n)
-{
-    unsigned char *b = (unsigned char *)p;
-    if (n & 4) {
-        *(nocmsg__u32a *)b = (uint32_t)w;
-        b += 4;
-        w >>= 32;
-    }
-    if (n & 2) {
-        *(nocmsg__u16a *)b = (uint16_t)w;
-        b += 2;
-        w >>= 16;
-    }
-    if (n & 1)
-        *b = (unsigned char)w;
-}
-
 /* nocmsg_send (raw 0) and nocmsg_xsend (raw 1). */
 static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(const void *buf, int count,
                                                                              nocmsg_datatype type, int dest, int tag,
@@ -105,7 +75,7 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
                 for (; p < end; p++)
                     nocmsg_udn_send(*p);
                 if (m > bytes / 8)
-                    nocmsg_udn_send(nocmsg__udn_part_word(p, bytes & 7));
+                    nocmsg_udn_send(nocmsg_udn_part_word(p, bytes & 7));
                 u->packets_out++;
                 if (__builtin_expect(m == words, 1))
                     return NOCMSG_SUCCESS;
@@ -174,7 +144,7 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
                 for (; p < end; p++)
                     *p = nocmsg_udn_recv(0);
                 if (len & 7)
-                    nocmsg__udn_store_part(p, nocmsg_udn_recv(0), len & 7);
+                    nocmsg_udn_store_part(p, nocmsg_udn_recv(0), len & 7);
                 if (status) {
                     status->source = !any_source ? source : world ? (int)s : fc->local_of[s];
                     status->tag = (int)((h >> 16) & 0xffffff);

@@ -285,39 +285,6 @@ static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t
         *w = nocmsg_udn_recv(Q);
 }
 
-/* The first n (1 to 7) bytes at p, 8-byte aligned, as a word with its other bytes zero: one load of the aligned
- * word they lie in (it cannot cross into another page) and a mask, where a byte loop would cost a dozen cycles a
- * byte (and a call of memcpy a stack frame). The load reads the bytes past the message too, which only the mask
- * sees. */
-static inline __attribute__((always_inline)) uint64_t part_word(const void *p, size_t n)
-{
-    uint64_t w;
-    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
-    return w & (~(uint64_t)0 >> (64 - 8 * n));
-}
-
-typedef uint32_t __attribute__((may_alias, aligned(4))) part_u32;
-typedef uint16_t __attribute__((may_alias, aligned(2))) part_u16;
-
-/* Stores the first n (1 to 7) bytes of w at p, 8-byte aligned: a 4-, a 2- and a 1-byte store as n needs, none past
- * p + n. */
-static inline __attribute__((always_inline)) void store_part_word(void *p, uint64_t w, size_t n)
-{
-    unsigned char *b = p;
-    if (n & 4) {
-        *(part_u32 *)b = (uint32_t)w;
-        b += 4;
-        w >>= 32;
-    }
-    if (n & 2) {
-        *(part_u16 *)b = (uint16_t)w;
-        b += 2;
-        w >>= 16;
-    }
-    if (n & 1)
-        *b = (unsigned char)w;
-}
-
 /* Writes the first m (at most (bytes + 7) / 8) payload words of an aligned `bytes`-byte message at buf with stalling
  * writes; the last part word goes with its bytes past the message zero. */
 static inline __attribute__((always_inline)) void send_message_words(const void *buf, size_t bytes, size_t m)
@@ -327,7 +294,7 @@ static inline __attribute__((always_inline)) void send_message_words(const void 
         send_words(buf, m);
     } else {
         send_words(buf, whole);
-        nocmsg_udn_send(part_word((const uint64_t *)buf + whole, bytes - 8 * whole));
+        nocmsg_udn_send(nocmsg_udn_part_word((const uint64_t *)buf + whole, bytes - 8 * whole));
     }
 }
 
@@ -338,7 +305,7 @@ static inline __attribute__((always_inline)) size_t take_message_words(void *buf
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
     recv_words(buf, whole);
     if (words > whole)
-        store_part_word((uint64_t *)buf + whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
+        nocmsg_udn_store_part((uint64_t *)buf + whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
     udn.cur_left -= (unsigned)words;
     return words;
 }

@@ -23,6 +23,7 @@
 #ifndef NOCMSG_UDN_H
 #define NOCMSG_UDN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NOCMSG_UDN_QUEUES 5
@@ -108,6 +109,38 @@ static inline __attribute__((always_inline)) uint64_t nocmsg_udn_irq_enable(uint
     uint64_t old;
     __asm__ volatile(NOCMSG_UDN_ZICSR_("csrrw %0, 0x806, %1") : "=r"(old) : "r"(mask) : "memory");
     return old;
+}
+
+/* The first n (1 to 7) bytes at p, which is 8-byte aligned, as a word with its other bytes zero: the aligned word
+ * they lie in (it cannot cross into another page), masked; where a byte loop would cost a dozen cycles a byte. The
+ * load reads the 8 bytes, as the compiler is told. For the last part word of a message. */
+static inline __attribute__((always_inline)) uint64_t nocmsg_udn_part_word(const void *p, size_t n)
+{
+    uint64_t w;
+    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
+    return w & (~(uint64_t)0 >> (64 - 8 * n));
+}
+
+typedef uint32_t __attribute__((may_alias, aligned(4))) nocmsg_udn_u32a_;
+typedef uint16_t __attribute__((may_alias, aligned(2))) nocmsg_udn_u16a_;
+
+/* Stores the first n (1 to 7) bytes of w at p, which is 8-byte aligned: a 4-, a 2- and a 1-byte store as n needs,
+ * none past p + n. */
+static inline __attribute__((always_inline)) void nocmsg_udn_store_part(void *p, uint64_t w, size_t n)
+{
+    unsigned char *b = (unsigned char *)p;
+    if (n & 4) {
+        *(nocmsg_udn_u32a_ *)b = (uint32_t)w;
+        b += 4;
+        w >>= 32;
+    }
+    if (n & 2) {
+        *(nocmsg_udn_u16a_ *)b = (uint16_t)w;
+        b += 2;
+        w >>= 16;
+    }
+    if (n & 1)
+        *b = (unsigned char)w;
 }
 
 /* A whole packet of n words (1..max) to core dest, tag `tag`: stalls while the output queue is full. */
