@@ -60,22 +60,15 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
             uint64_t credits = raw ? 0 : nocmsg_udn_credits();
             if (__builtin_expect(raw ? to != (unsigned)u->me : credits >= 3, 1)) {
                 size_t m = raw || credits - 3 >= words ? words : (size_t)credits - 3;
-                const uint64_t *p = (const uint64_t *)buf, *end = p + (m < bytes / 8 ? m : bytes / 8);
+                const uint64_t *p = (const uint64_t *)buf;
+                size_t whole = m < bytes / 8 ? m : bytes / 8;
                 nocmsg_udn_send(NOCMSG_UDN_HEADER(to, words + 2, 0));
                 nocmsg_udn_send((uint64_t)(unsigned)u->me | (uint64_t)(words + 1) << 16);
                 nocmsg_udn_send((world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) | (uint64_t)(unsigned)tag << 16 |
                                 (uint64_t)bytes << 40);
-                for (; end - p >= 4; p += 4) { /* loads before writes, so that no write waits for its load */
-                    uint64_t a = p[0], b = p[1], c = p[2], d = p[3];
-                    nocmsg_udn_send(a);
-                    nocmsg_udn_send(b);
-                    nocmsg_udn_send(c);
-                    nocmsg_udn_send(d);
-                }
-                for (; p < end; p++)
-                    nocmsg_udn_send(*p);
+                nocmsg_udn_send_words(p, whole);
                 if (m > bytes / 8)
-                    nocmsg_udn_send(nocmsg_udn_part_word(p, bytes & 7));
+                    nocmsg_udn_send(nocmsg_udn_part_word(p + whole, bytes & 7));
                 u->packets_out++;
                 if (__builtin_expect(m == words, 1))
                     return NOCMSG_SUCCESS;
@@ -132,19 +125,9 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
             size_t len = (size_t)(h >> 40), words = (len + 7) / 8;
             if (__builtin_expect((any_source || s == from) && x == 0 && len <= cap && words <= left, 1)) {
                 u->cur_left = left - (unsigned)words;
-                uint64_t *p = (uint64_t *)buf, *end = p + len / 8;
-                for (; end - p >= 4; p += 4) {
-                    uint64_t a = nocmsg_udn_recv(0), b = nocmsg_udn_recv(0), c = nocmsg_udn_recv(0),
-                             d = nocmsg_udn_recv(0);
-                    p[0] = a;
-                    p[1] = b;
-                    p[2] = c;
-                    p[3] = d;
-                }
-                for (; p < end; p++)
-                    *p = nocmsg_udn_recv(0);
+                nocmsg_udn_recv0_words((uint64_t *)buf, len / 8);
                 if (len & 7)
-                    nocmsg_udn_store_part(p, nocmsg_udn_recv(0), len & 7);
+                    nocmsg_udn_store_part((uint64_t *)buf + len / 8, nocmsg_udn_recv(0), len & 7);
                 if (status) {
                     status->source = !any_source ? source : world ? (int)s : fc->local_of[s];
                     status->tag = (int)((h >> 16) & 0xffffff);

@@ -254,35 +254,16 @@ const char *nocmsg_port_kind(void)
 static inline size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total);
 static size_t push_run_irq(int dest, const uint64_t *words, size_t n, size_t total);
 
-/* Writes words[0..m) with stalling writes, loading four before writing them, so that no write waits for its load
- * (the copy loops here run once per word of every message; the core has no branch prediction). */
+/* Writes words[0..m) with stalling writes, four loads before four writes (nocmsg_udn.h). */
 static inline __attribute__((always_inline)) void send_words(const uint64_t *w, size_t m)
 {
-    const uint64_t *end = w + m;
-    for (; end - w >= 4; w += 4) {
-        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
-        nocmsg_udn_send(a);
-        nocmsg_udn_send(b);
-        nocmsg_udn_send(c);
-        nocmsg_udn_send(d);
-    }
-    for (; w < end; w++)
-        nocmsg_udn_send(*w);
+    nocmsg_udn_send_words(w, m);
 }
 
 /* Reads m words of queue 0 into w[0..m) with stalling reads (the polling mode's rx_take), four at a time. */
 static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t m)
 {
-    uint64_t *end = w + m;
-    for (; end - w >= 4; w += 4) {
-        uint64_t a = nocmsg_udn_recv(Q), b = nocmsg_udn_recv(Q), c = nocmsg_udn_recv(Q), d = nocmsg_udn_recv(Q);
-        w[0] = a;
-        w[1] = b;
-        w[2] = c;
-        w[3] = d;
-    }
-    for (; w < end; w++)
-        *w = nocmsg_udn_recv(Q);
+    nocmsg_udn_recv0_words(w, m);
 }
 
 /* Writes the first m (at most (bytes + 7) / 8) payload words of an aligned `bytes`-byte message at buf with stalling

@@ -111,6 +111,37 @@ static inline __attribute__((always_inline)) uint64_t nocmsg_udn_irq_enable(uint
     return old;
 }
 
+/* Writes words w[0..m) into the output queue (stalling while it is full), loading four before writing them, so that
+ * no write waits for its load (such loops run once per word of every message, on cores without branch prediction). */
+static inline __attribute__((always_inline)) void nocmsg_udn_send_words(const uint64_t *w, size_t m)
+{
+    const uint64_t *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
+        nocmsg_udn_send(a);
+        nocmsg_udn_send(b);
+        nocmsg_udn_send(c);
+        nocmsg_udn_send(d);
+    }
+    for (; w < end; w++)
+        nocmsg_udn_send(*w);
+}
+
+/* Reads m words of receive queue 0 into w[0..m) (stalling while it is empty), four at a time. */
+static inline __attribute__((always_inline)) void nocmsg_udn_recv0_words(uint64_t *w, size_t m)
+{
+    uint64_t *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = nocmsg_udn_recv(0), b = nocmsg_udn_recv(0), c = nocmsg_udn_recv(0), d = nocmsg_udn_recv(0);
+        w[0] = a;
+        w[1] = b;
+        w[2] = c;
+        w[3] = d;
+    }
+    for (; w < end; w++)
+        *w = nocmsg_udn_recv(0);
+}
+
 /* The first n (1 to 7) bytes at p, which is 8-byte aligned, as a word with its other bytes zero: the aligned word
  * they lie in (it cannot cross into another page), masked; where a byte loop would cost a dozen cycles a byte. The
  * load reads the 8 bytes, as the compiler is told. For the last part word of a message. */
