@@ -605,13 +605,13 @@ MPI_Group MPI_Group_f2c(MPI_Fint group);
 #define NOCMSG__MPI_WIRE_MASK (((1u << 28) - 2u) & ~((1u << 24) | (1u << 25) | (1u << 27)))
 #define NOCMSG__MPI_WIRE(type) ((unsigned)(type) < 32u && (NOCMSG__MPI_WIRE_MASK >> (unsigned)(type) & 1u))
 
-/* On simulated PIMP chips, blocking MPI_Send and MPI_Recv of the datatypes libnocmsg moves as they are take
- * libnocmsg's inline fast paths (nocmsg_inline.h): with MPI_COMM_WORLD and a constant datatype and tag the 8-byte
- * round trip between neighbours on pimp-4x4 costs about 85 cycles instead of about 320 through the functions; other
- * communicators and datatypes known only at run time cost a few loads more. Errors still go through the error
- * handler. Define NOCMSG_NO_INLINE to call the functions instead (needed by code that defines its own MPI_Send or
- * MPI_Recv, such as profiling wrappers). */
-#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_PORT_UDN) && !defined(NOCMSG_NO_INLINE)
+/* On simulated PIMP and UDN chips, blocking MPI_Send and MPI_Recv of the datatypes libnocmsg moves as they are take
+ * libnocmsg's inline fast paths (nocmsg_inline.h, nocmsg_inline_udn.h): with MPI_COMM_WORLD and a constant datatype
+ * and tag the 8-byte round trip between neighbours on pimp-4x4 costs about 85 cycles instead of about 320 through the
+ * functions; other communicators and datatypes known only at run time cost a few loads more. Errors still go through
+ * the error handler. Define NOCMSG_NO_INLINE to call the functions instead (needed by code that defines its own
+ * MPI_Send or MPI_Recv, such as profiling wrappers). */
+#if defined(NOCMSG_SIM) && !defined(NOCMSG_PORT_MPB) && !defined(NOCMSG_NO_INLINE)
 #include "nocmsg.h"
 
 #ifdef __cplusplus

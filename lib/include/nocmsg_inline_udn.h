@@ -1,7 +1,7 @@
 /*
  * nocmsg_inline_udn.h: inline fast paths of nocmsg_send, nocmsg_recv and NoCMsg's transfers (nocmsg_xsend,
- * nocmsg_xrecv) for simulated UDN chips. Included by nocmsg_inline.h; do not include it yourself. Define
- * NOCMSG_NO_INLINE to call the library instead.
+ * nocmsg_xrecv) for simulated UDN chips, which mpi.h's MPI_Send and MPI_Recv take too. Included by nocmsg_inline.h;
+ * do not include it yourself. Define NOCMSG_NO_INLINE to call the library instead.
  *
  * As on PIMP chips, the library's own overhead decides small-message latency on the UDN: a word costs one CSR
  * write to send and one read to receive, while a call costs its frame, the set-up and checks of seven arguments, and
@@ -81,11 +81,12 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
     return raw ? (nocmsg_xsend)(buf, count, type, dest, tag, comm) : (nocmsg_send)(buf, count, type, dest, tag, comm);
 }
 
-/* nocmsg_recv (raw 0) and nocmsg_xrecv (raw 1, the same receive). */
+/* nocmsg_recv (call 0), nocmsg_xrecv (call 1, the same receive) and mpi.h's MPI_Recv (call 2); `call` names the
+ * wait in the wait-site table. */
 static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(void *buf, int count,
                                                                              nocmsg_datatype type, int source,
                                                                              int tag, nocmsg_comm comm,
-                                                                             nocmsg_status *status, int raw)
+                                                                             nocmsg_status *status, int call)
 {
     if (__builtin_expect((unsigned)comm < NOCMSG__FAST_COMMS && (unsigned)type - 1u < NOCMSG_BASIC_DATATYPES - 1u &&
                              ((unsigned)tag <= NOCMSG_TAG_UB || tag == NOCMSG_ANY_TAG),
@@ -109,14 +110,16 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
             unsigned keep = any_tag ? 48 : 24; /* shifting by this keeps kind and context, and the tag unless any */
             /* The next packet's source word (waiting for it asleep), then its first word, the header. */
             uint64_t sw;
-            if (raw && world)
-                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_xrecv, "%[p]", [p] "g"((long)source));
-            else if (world)
-                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_recv, "%[p]", [p] "g"((long)source));
-            else if (raw)
-                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_xrecv, "%[l]/%[h]", [l] "g"((long)source), [h] "g"((long)comm));
+#define NOCMSG__UDN_WAIT_(name)                                                                                 \
+    (world ? NOCMSG__UDN_RECV_SITE_(name, "%[p]", [p] "g"((long)source))                                         \
+           : NOCMSG__UDN_RECV_SITE_(name, "%[l]/%[h]", [l] "g"((long)source), [h] "g"((long)comm)))
+            if (call == 1)
+                sw = NOCMSG__UDN_WAIT_(nocmsg_xrecv);
+            else if (call == 2)
+                sw = NOCMSG__UDN_WAIT_(MPI_Recv);
             else
-                sw = NOCMSG__UDN_RECV_SITE_(nocmsg_recv, "%[l]/%[h]", [l] "g"((long)source), [h] "g"((long)comm));
+                sw = NOCMSG__UDN_WAIT_(nocmsg_recv);
+#undef NOCMSG__UDN_WAIT_
             uint64_t h = nocmsg_udn_recv(0);
             unsigned s = NOCMSG_UDN_FIELD_RANK(sw), left = NOCMSG_UDN_FIELD_LENGTH(sw) - 1;
             u->packets_in++;
@@ -144,9 +147,15 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
             return nocmsg__recv_handoff((int)s, h, buf, count, type, source, tag, comm, status);
         }
     }
-    return raw ? (nocmsg_xrecv)(buf, count, type, source, tag, comm, status)
-               : (nocmsg_recv)(buf, count, type, source, tag, comm, status);
+    return call == 1 ? (nocmsg_xrecv)(buf, count, type, source, tag, comm, status)
+                     : (nocmsg_recv)(buf, count, type, source, tag, comm, status);
 }
+
+/* The names mpi.h's inline MPI_Send and MPI_Recv use, as on PIMP chips (`mpi` set: the call is MPI_Recv). */
+#define nocmsg__send_inline(buf, count, type, dest, tag, comm)                                                 \
+    nocmsg__udn_send_inline(buf, count, type, dest, tag, comm, 0)
+#define nocmsg__recv_inline(buf, count, type, source, tag, comm, status, mpi)                                  \
+    nocmsg__udn_recv_inline(buf, count, type, source, tag, comm, status, (mpi) ? 2 : 0)
 
 #define nocmsg_send(buf, count, type, dest, tag, comm) nocmsg__udn_send_inline(buf, count, type, dest, tag, comm, 0)
 #define nocmsg_xsend(buf, count, type, dest, tag, comm) nocmsg__udn_send_inline(buf, count, type, dest, tag, comm, 1)

@@ -143,12 +143,14 @@ static inline __attribute__((always_inline)) void nocmsg_udn_recv0_words(uint64_
 }
 
 /* The first n (1 to 7) bytes at p, which is 8-byte aligned, as a word with its other bytes zero: the aligned word
- * they lie in (it cannot cross into another page), masked; where a byte loop would cost a dozen cycles a byte. The
- * load reads the 8 bytes, as the compiler is told. For the last part word of a message. */
+ * they lie in (it cannot cross into another page), masked; where a byte loop would cost a dozen cycles a byte. For
+ * the last part word of a message. The load is assembly, so that reading past the object is no C access, and
+ * clobbers memory, so that the compiler completes the stores to the bytes before it (an operand naming 8 bytes
+ * would be out of bounds of a smaller object, which GCC reports). */
 static inline __attribute__((always_inline)) uint64_t nocmsg_udn_part_word(const void *p, size_t n)
 {
     uint64_t w;
-    __asm__("ld %0, 0(%1)" : "=r"(w) : "r"(p), "m"(*(const unsigned char(*)[8])p));
+    __asm__ volatile("ld %0, 0(%1)" : "=r"(w) : "r"(p) : "memory");
     return w & (~(uint64_t)0 >> (64 - 8 * n));
 }
 
