@@ -68,8 +68,11 @@ static __inline__ __attribute__((always_inline)) int nocmsg__type_shift(nocmsg_d
     }
 }
 
-/* log2 of the size of a valid basic datatype, folded when the type is a constant. */
-#define NOCMSG__SHIFT_OF(type) (__builtin_constant_p(type) ? nocmsg__type_shift(type) : nocmsg__type_shifts[type])
+/* log2 of the size of a valid basic datatype, folded when the type is a constant other than a pair type (whose
+ * nocmsg__type_shift is -1: the table has their sizes). */
+#define NOCMSG__SHIFT_OF(type)                                                                                  \
+    (__builtin_constant_p(type) && nocmsg__type_shift(type) >= 0 ? nocmsg__type_shift(type)                    \
+                                                                 : nocmsg__type_shifts[type])
 
 /* Whether a call's communicator and datatype allow the inline path at all (decided at compile time). */
 #define NOCMSG__INLINE_OK(comm, type)                                                                           \

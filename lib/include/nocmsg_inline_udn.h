@@ -34,6 +34,56 @@
 #include <nocmsg_udn.h>
 #include <nocmsg_wait.h>
 
+/* A word of a send into the output queue: a raw send's (which stalls while the queue is full) named in the wait-site
+ * table as nocmsg_xsend waiting for world rank `to`, a flow-controlled one's (which the credits let through) plain. */
+#define NOCMSG__UDN_PUT_(raw, w, to)                                                                           \
+    do {                                                                                                        \
+        if (raw)                                                                                                \
+            NOCMSG__UDN_SEND_SITE_(nocmsg_xsend, (w), "%[p]", [p] "g"((long)(to)));                             \
+        else                                                                                                    \
+            nocmsg_udn_send(w);                                                                                 \
+    } while (0)
+
+/* Words p[0..m) of a send, four loads before four writes. */
+static __inline__ __attribute__((always_inline)) void nocmsg__udn_put_words(const nocmsg_udn_word *p, size_t m,
+                                                                            int raw, unsigned to)
+{
+    if (!raw) {
+        nocmsg_udn_send_words(p, m);
+        return;
+    }
+    const nocmsg_udn_word *end = p + m;
+    for (; end - p >= 4; p += 4) {
+        uint64_t a = p[0], b = p[1], c = p[2], d = p[3];
+        NOCMSG__UDN_PUT_(1, a, to);
+        NOCMSG__UDN_PUT_(1, b, to);
+        NOCMSG__UDN_PUT_(1, c, to);
+        NOCMSG__UDN_PUT_(1, d, to);
+    }
+    for (; p < end; p++)
+        NOCMSG__UDN_PUT_(1, *p, to);
+}
+
+/* The next word of the packet under way from world rank `from` (its header or payload), named in the wait-site
+ * table as `call` waiting for that rank. */
+#define NOCMSG__UDN_TAKE_(call, from) NOCMSG__UDN_RECV_SITE_(call, "%[p]", [p] "g"((long)(from)))
+
+/* Words w[0..m) of a message from world rank `from`, four reads before four stores, each read named as `call`'s. */
+#define NOCMSG__UDN_TAKE_WORDS_(call, w, m, from)                                                              \
+    do {                                                                                                       \
+        nocmsg_udn_word *q_ = (w), *qend_ = q_ + (m);                                                          \
+        for (; qend_ - q_ >= 4; q_ += 4) {                                                                     \
+            uint64_t qa_ = NOCMSG__UDN_TAKE_(call, from), qb_ = NOCMSG__UDN_TAKE_(call, from);                 \
+            uint64_t qc_ = NOCMSG__UDN_TAKE_(call, from), qd_ = NOCMSG__UDN_TAKE_(call, from);                 \
+            q_[0] = qa_;                                                                                       \
+            q_[1] = qb_;                                                                                       \
+            q_[2] = qc_;                                                                                       \
+            q_[3] = qd_;                                                                                       \
+        }                                                                                                      \
+        for (; q_ < qend_; q_++)                                                                               \
+            *q_ = NOCMSG__UDN_TAKE_(call, from);                                                               \
+    } while (0)
+
 /* nocmsg_send (raw 0) and nocmsg_xsend (raw 1). */
 static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(const void *buf, int count,
                                                                              nocmsg_datatype type, int dest, int tag,
@@ -60,15 +110,16 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
             uint64_t credits = raw ? 0 : nocmsg_udn_credits();
             if (__builtin_expect(raw ? to != (unsigned)u->me : credits >= 3, 1)) {
                 size_t m = raw || credits - 3 >= words ? words : (size_t)credits - 3;
-                const uint64_t *p = (const uint64_t *)buf;
+                const nocmsg_udn_word *p = (const nocmsg_udn_word *)buf;
                 size_t whole = m < bytes / 8 ? m : bytes / 8;
-                nocmsg_udn_send(NOCMSG_UDN_HEADER(to, words + 2, 0));
-                nocmsg_udn_send((uint64_t)(unsigned)u->me | (uint64_t)(words + 1) << 16);
-                nocmsg_udn_send((world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) | (uint64_t)(unsigned)tag << 16 |
-                                (uint64_t)bytes << 40);
-                nocmsg_udn_send_words(p, whole);
+                NOCMSG__UDN_PUT_(raw, NOCMSG_UDN_HEADER(to, words + 2, 0), to);
+                NOCMSG__UDN_PUT_(raw, (uint64_t)(unsigned)u->me | (uint64_t)(words + 1) << 16, to);
+                NOCMSG__UDN_PUT_(raw, (world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) |
+                                          (uint64_t)(unsigned)tag << 16 | (uint64_t)bytes << 40,
+                                 to);
+                nocmsg__udn_put_words(p, whole, raw, to);
                 if (m > bytes / 8)
-                    nocmsg_udn_send(nocmsg_udn_part_word(p + whole, bytes & 7));
+                    NOCMSG__UDN_PUT_(raw, nocmsg_udn_part_word(p + whole, bytes & 7), to);
                 u->packets_out++;
                 if (__builtin_expect(m == words, 1))
                     return NOCMSG_SUCCESS;
@@ -120,17 +171,30 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
             else
                 sw = NOCMSG__UDN_WAIT_(nocmsg_recv);
 #undef NOCMSG__UDN_WAIT_
-            uint64_t h = nocmsg_udn_recv(0);
             unsigned s = NOCMSG_UDN_FIELD_RANK(sw), left = NOCMSG_UDN_FIELD_LENGTH(sw) - 1;
+            /* (The packet's further reads are named too: its sender may stall in the middle of it.) */
+            uint64_t h = call == 1 ? NOCMSG__UDN_TAKE_(nocmsg_xrecv, s)
+                         : call == 2 ? NOCMSG__UDN_TAKE_(MPI_Recv, s)
+                                     : NOCMSG__UDN_TAKE_(nocmsg_recv, s);
             u->packets_in++;
             u->cur_src = (int)s;
             uint64_t x = (h ^ want) << keep;
             size_t len = (size_t)(h >> 40), words = (len + 7) / 8;
             if (__builtin_expect((any_source || s == from) && x == 0 && len <= cap && words <= left, 1)) {
                 u->cur_left = left - (unsigned)words;
-                nocmsg_udn_recv0_words((uint64_t *)buf, len / 8);
+                nocmsg_udn_word *p = (nocmsg_udn_word *)buf;
+                if (call == 1)
+                    NOCMSG__UDN_TAKE_WORDS_(nocmsg_xrecv, p, len / 8, s);
+                else if (call == 2)
+                    NOCMSG__UDN_TAKE_WORDS_(MPI_Recv, p, len / 8, s);
+                else
+                    NOCMSG__UDN_TAKE_WORDS_(nocmsg_recv, p, len / 8, s);
                 if (len & 7)
-                    nocmsg_udn_store_part((uint64_t *)buf + len / 8, nocmsg_udn_recv(0), len & 7);
+                    nocmsg_udn_store_part(p + len / 8,
+                                          call == 1   ? NOCMSG__UDN_TAKE_(nocmsg_xrecv, s)
+                                          : call == 2 ? NOCMSG__UDN_TAKE_(MPI_Recv, s)
+                                                      : NOCMSG__UDN_TAKE_(nocmsg_recv, s),
+                                          len & 7);
                 if (status) {
                     status->source = !any_source ? source : world ? (int)s : fc->local_of[s];
                     status->tag = (int)((h >> 16) & 0xffffff);

@@ -24,19 +24,25 @@
 /* The loop and its table entry are one assembler macro, so that each wait is a single line of inline assembly, as
  * long as the loop itself: GCC sizes an asm by its lines, and a longer one changes how it lays out and duplicates
  * the code around it, which costs cycles elsewhere. */
-__asm__(".macro nocmsg_wait_site peer, call=\n\t"
+__asm__(".ifndef .Lnocmsg_wait_site_defined\n\t" /* once per assembly file: -flto joins the files' copies */
+        ".set .Lnocmsg_wait_site_defined, 1\n\t"
+        ".macro nocmsg_wait_site peer, call=\n\t"
         ".Lnocmsg_wait\\@: .insn b CUSTOM_1, 3, x0, x0, .Lnocmsg_wait\\@\n\t" /* bnr to itself */
         ".pushsection .nocmsg_waits,\"\",@progbits\n\t"
         ".balign 8\n\t"
         ".dword .Lnocmsg_wait\\@\n\t"
         ".asciz \"\\call|\\peer\"\n\t"
-        ".popsection\n"
-        ".endm");
+        ".popsection\n\t"
+        ".endm\n\t"
+        ".endif");
 
 #ifdef NOCMSG_PORT_UDN
-/* On UDN chips a core waits for a message by reading its empty receive queue 0 (the read stalls, asleep, until a
- * word lands): the same table names that read. */
-__asm__(".macro nocmsg_udn_wait_site rd, peer, call=\n\t"
+/* On UDN chips a core waits for a message by reading its empty receive queue 0, and a raw send (NoCMsg's
+ * non-flow-controlled transfer) by writing its full output queue: each stalls, asleep, until the network moves. The
+ * same table names those reads and writes. */
+__asm__(".ifndef .Lnocmsg_udn_sites_defined\n\t"
+        ".set .Lnocmsg_udn_sites_defined, 1\n\t"
+        ".macro nocmsg_udn_wait_site rd, peer, call=\n\t"
         ".option push\n\t.option arch, +zicsr\n\t"
         ".Lnocmsg_udn_wait\\@: csrr \\rd, 0x801\n\t" /* udn.recv0 */
         ".option pop\n\t"
@@ -44,16 +50,32 @@ __asm__(".macro nocmsg_udn_wait_site rd, peer, call=\n\t"
         ".balign 8\n\t"
         ".dword .Lnocmsg_udn_wait\\@\n\t"
         ".asciz \"\\call|\\peer\"\n\t"
-        ".popsection\n"
-        ".endm");
+        ".popsection\n\t"
+        ".endm\n\t"
+        ".macro nocmsg_udn_send_site rs, peer, call=\n\t"
+        ".option push\n\t.option arch, +zicsr\n\t"
+        ".Lnocmsg_udn_send\\@: csrw 0x800, \\rs\n\t" /* udn.send */
+        ".option pop\n\t"
+        ".pushsection .nocmsg_waits,\"\",@progbits\n\t"
+        ".balign 8\n\t"
+        ".dword .Lnocmsg_udn_send\\@\n\t"
+        ".asciz \"\\call|\\peer\"\n\t"
+        ".popsection\n\t"
+        ".endm\n\t"
+        ".endif");
 
 /* The next word of UDN receive queue 0, waiting for it, recorded in the wait-site table like NOCMSG__WAIT_SITE_. */
 #define NOCMSG__UDN_RECV_SITE_(call, peer, ...)                                                                \
-    ({                                                                                                          \
-        unsigned long w_;                                                                                       \
-        __asm__ volatile("nocmsg_udn_wait_site %[w], " peer ", " #call : [w] "=r"(w_) : __VA_ARGS__ : "memory"); \
-        w_;                                                                                                     \
+    __extension__({                                                                                             \
+        unsigned long nocmsg_w_;                                                                                \
+        __asm__ volatile("nocmsg_udn_wait_site %[w], " peer ", " #call : [w] "=r"(nocmsg_w_) : __VA_ARGS__ : "memory"); \
+        nocmsg_w_;                                                                                              \
     })
+
+/* A word into the UDN output queue, stalling while it is full, recorded in the wait-site table. */
+#define NOCMSG__UDN_SEND_SITE_(call, word, peer, ...)                                                          \
+    __asm__ volatile("nocmsg_udn_send_site %[w], " peer ", " #call : : [w] "r"((unsigned long)(word)), __VA_ARGS__ \
+                     : "memory")
 #endif
 
 /* A wait loop with its table entry: `call` a name (no quotes; empty when a library frame names the call), `peer`

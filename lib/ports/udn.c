@@ -39,6 +39,7 @@
 #include <nocmsg_udn.h>
 
 #include "../include/nocmsg.h"
+#include "../include/nocmsg_wait.h"
 #include "port.h"
 
 /* The library's traffic goes to tagged queue 0 (queue 1 is the barrier's: src/coll/barrier/udn_tree.c). */
@@ -300,6 +301,36 @@ static inline __attribute__((always_inline)) void write_head(int dest, size_t le
     udn.packets_out++;
 }
 
+/* A word of a raw send (nocmsg_xsend's, which stalls while the output queue is full), named in the wait-site table as
+ * nocmsg_xsend waiting for dest: the call has left the stack by a tail call when a deadlock report looks. */
+static inline __attribute__((always_inline)) void raw_put(uint64_t w, int dest)
+{
+    NOCMSG__UDN_SEND_SITE_(nocmsg_xsend, w, "%[p]", [p] "g"((long)dest));
+}
+
+/* A raw send's words w[0..m), four loads before four writes. */
+static inline __attribute__((always_inline)) void raw_put_words(const nocmsg_udn_word *w, size_t m, int dest)
+{
+    const nocmsg_udn_word *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
+        raw_put(a, dest);
+        raw_put(b, dest);
+        raw_put(c, dest);
+        raw_put(d, dest);
+    }
+    for (; w < end; w++)
+        raw_put(*w, dest);
+}
+
+/* write_head for a raw send. */
+static inline __attribute__((always_inline)) void raw_head(int dest, size_t len)
+{
+    raw_put(NOCMSG_UDN_HEADER(dest, len, Q), dest);
+    raw_put((uint64_t)udn.me | (uint64_t)(len - 1) << 16, dest);
+    udn.packets_out++;
+}
+
 /* The polling mode's pushes are inline and frameless; the interrupt-driven mode's go out of line. */
 static inline __attribute__((always_inline)) size_t push_run(int dest, const uint64_t *words, size_t n, size_t total)
 {
@@ -471,22 +502,22 @@ __attribute__((noinline)) static int write_message_any(int dest, uint64_t header
         size_t len = (words - at) + first;
         if (len > udn.max_words - 1)
             len = udn.max_words - 1;
-        write_head(dest, len + 1);
+        raw_head(dest, len + 1);
         if (first) {
-            nocmsg_udn_send(header);
+            raw_put(header, dest);
             len--;
             first = 0;
         }
         if (aligned && at < whole) {
             size_t m = whole - at < len ? whole - at : len;
-            send_words((const uint64_t *)buf + at, m);
+            raw_put_words((const nocmsg_udn_word *)buf + at, m, dest);
             at += m;
             len -= m;
         }
         for (; len > 0; len--, at++) {
             uint64_t w = 0;
             memcpy(&w, b + 8 * at, bytes - 8 * at < 8 ? bytes - 8 * at : 8);
-            nocmsg_udn_send(w);
+            raw_put(w, dest);
         }
     }
     return 0;
@@ -495,11 +526,13 @@ __attribute__((noinline)) static int write_message_any(int dest, uint64_t header
 int nocmsg_port_udn_write_raw(int dest, uint64_t header, const void *buf, size_t bytes)
 {
     /* The common case without a stack frame: an aligned message in one packet. */
-    size_t words = (bytes + 7) / 8;
+    size_t words = (bytes + 7) / 8, whole = bytes / 8;
     if (__builtin_expect(((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words, 1)) {
-        write_head(dest, words + 2);
-        nocmsg_udn_send(header);
-        send_message_words(buf, bytes, words);
+        raw_head(dest, words + 2);
+        raw_put(header, dest);
+        raw_put_words(buf, whole, dest);
+        if (words > whole)
+            raw_put(nocmsg_udn_part_word((const uint64_t *)buf + whole, bytes - 8 * whole), dest);
         return 0;
     }
     return write_message_any(dest, header, buf, bytes);

@@ -45,7 +45,7 @@ static inline __attribute__((always_inline)) void nocmsg_udn_send(uint64_t word)
 
 /* Reads CSR `csr`. */
 #define NOCMSG_UDN_RECV_(csr)                                                                                   \
-    ({                                                                                                          \
+    __extension__({                                                                                             \
         uint64_t w_;                                                                                            \
         __asm__ volatile(NOCMSG_UDN_ZICSR_("csrr %0, " #csr) : "=r"(w_) : : "memory");                          \
         w_;                                                                                                     \
@@ -111,11 +111,15 @@ static inline __attribute__((always_inline)) uint64_t nocmsg_udn_irq_enable(uint
     return old;
 }
 
+/* A word of a message buffer, which may hold objects of any type (the copy loops below read and write it inline in
+ * the caller's code). */
+typedef uint64_t __attribute__((may_alias)) nocmsg_udn_word;
+
 /* Writes words w[0..m) into the output queue (stalling while it is full), loading four before writing them, so that
  * no write waits for its load (such loops run once per word of every message, on cores without branch prediction). */
-static inline __attribute__((always_inline)) void nocmsg_udn_send_words(const uint64_t *w, size_t m)
+static inline __attribute__((always_inline)) void nocmsg_udn_send_words(const nocmsg_udn_word *w, size_t m)
 {
-    const uint64_t *end = w + m;
+    const nocmsg_udn_word *end = w + m;
     for (; end - w >= 4; w += 4) {
         uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
         nocmsg_udn_send(a);
@@ -128,9 +132,9 @@ static inline __attribute__((always_inline)) void nocmsg_udn_send_words(const ui
 }
 
 /* Reads m words of receive queue 0 into w[0..m) (stalling while it is empty), four at a time. */
-static inline __attribute__((always_inline)) void nocmsg_udn_recv0_words(uint64_t *w, size_t m)
+static inline __attribute__((always_inline)) void nocmsg_udn_recv0_words(nocmsg_udn_word *w, size_t m)
 {
-    uint64_t *end = w + m;
+    nocmsg_udn_word *end = w + m;
     for (; end - w >= 4; w += 4) {
         uint64_t a = nocmsg_udn_recv(0), b = nocmsg_udn_recv(0), c = nocmsg_udn_recv(0), d = nocmsg_udn_recv(0);
         w[0] = a;

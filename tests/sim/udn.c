@@ -239,6 +239,23 @@ static void lib_exchange(void)
     nocmsg_finalize();
 }
 
+/* NoCMsg's Figure 1 through the library: both ranks nocmsg_xsend to each other before receiving, which deadlocks
+ * (the raw writes stall on full queues). `how` picks the path: "inline" (an aligned one-packet message, written in
+ * the caller's code), "lib" (a misaligned one, through the library) or "packets" (several packets). The deadlock
+ * report must name nocmsg_xsend and the rank each waits for (the calls are no frames of their own). */
+static void lib_raw_deadlock(const char *how)
+{
+    nocmsg_init(NULL, NULL);
+    int rank = nocmsg_rank(), peer = rank ^ 1;
+    static uint64_t out[1024], in[1024];
+    int words = !strcmp(how, "packets") ? 1000 : 100;
+    const void *buf = !strcmp(how, "lib") ? (const void *)((const char *)out + 4) : (const void *)out;
+    nocmsg_xsend(buf, 8 * words, NOCMSG_BYTE, peer, 1, NOCMSG_COMM_WORLD);
+    nocmsg_xrecv(in, 8 * words, NOCMSG_BYTE, peer, 1, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE);
+    printf("lib-raw-deadlock: rank %d got through\n", rank);
+    nocmsg_finalize();
+}
+
 /* NoCMsg's non-flow-controlled calls on the UDN: nocmsg_xsend writes straight into the network (stalling, no credit
  * check) to a peer waiting in nocmsg_xrecv; nocmsg_xchg orders its two raw writes by rank, so that a pairwise
  * exchange of 64 KiB, which would deadlock as two simultaneous raw writes, completes (with and without sync). */
@@ -412,6 +429,8 @@ int main(int argc, char **argv)
         xfer_bytes();
     else if (!strcmp(s, "xfer"))
         xfer();
+    else if (!strncmp(s, "lib-raw-deadlock-", 17))
+        lib_raw_deadlock(s + 17);
     else if (!strcmp(s, "barrier"))
         barrier();
     else if (argc > 1)

@@ -191,6 +191,50 @@ fn raw_exchange_of_long_packets_deadlocks_and_is_reported() {
     assert!(!text(&out.stdout).contains("got"), "{}", show(&out));
 }
 
+/// The same deadlock through libnocmsg's raw sends (both ranks `nocmsg_xsend` first): the report names the call and
+/// the rank each waits for, whether the send was inline in the caller, went through the library (a misaligned
+/// buffer) or needed several packets, although none of them leaves a frame of `nocmsg_xsend` on the stack
+/// (regression: the wait-site table names the stalling writes).
+#[test]
+fn raw_sends_through_libnocmsg_deadlock_and_the_report_names_them() {
+    for how in ["inline", "lib", "packets"] {
+        let out = run("tilepro-64", &["-n", "2"], &format!("lib-raw-deadlock-{how}"));
+        assert_eq!(out.status.code(), Some(200), "{how}: {}", show(&out));
+        let err = text(&out.stderr);
+        assert!(err.contains("nocmsg: deadlock at cycle"), "{how}: {err}");
+        for (rank, peer) in [(0, 1), (1, 0)] {
+            assert!(err.contains(&format!("rank {rank} (tile {rank}) in nocmsg_xsend called from main+")), "{how}: {err}");
+            assert!(err.contains(&format!("waits for rank {peer} [pc ")), "{how}: {err}");
+        }
+        assert!(err.contains("stalls writing udn.send"), "{how}: {err}");
+        assert!(!text(&out.stdout).contains("got through"), "{how}: {}", show(&out));
+    }
+}
+
+/// A program of two files that include nocmsg.h builds with `-flto` (one assembly file: the wait-site macros must be
+/// defined once) and runs, for a UDN chip and a PIMP chip, with `-pedantic` quiet about the inline paths.
+#[test]
+fn programs_of_several_files_build_with_link_time_optimisation() {
+    let dir = scratch("udn-lto");
+    for chip_name in ["udn-2x2", "pimp-2x2"] {
+        let elf = dir.join(format!("lto-{chip_name}.elf"));
+        let mut cmd = Command::new(root().join("bin/nocmsg-cc"));
+        cmd.args(["--chip", chip_name, "-O2", "-flto", "-Wall", "-Wextra", "-pedantic", "-Werror"])
+            .arg(root().join("tests/sim/lto_main.c"))
+            .arg(root().join("tests/sim/lto_part.c"))
+            .arg("-o")
+            .arg(&elf);
+        run_checked(&mut cmd, "building tests/sim/lto_main.c and lto_part.c with -flto");
+        let out = Command::new(env!("CARGO_BIN_EXE_nocmsg"))
+            .args(["run", "--chip", &chip(chip_name), "-n", "2", "--no-prefix"])
+            .arg(&elf)
+            .output()
+            .expect("nocmsg runs");
+        assert!(out.status.success(), "{chip_name}: {}", show(&out));
+        assert_eq!(text(&out.stdout).trim(), "lto: 42", "{chip_name}: {}", show(&out));
+    }
+}
+
 /// The same exchange through libnocmsg completes: on two neighbours and on all 64 cores of tilepro-64 (pairs 2k,
 /// 2k + 1), with a blocking sendrecv of 1016 bytes, an eager send before the receive, and 64 KiB each way.
 #[test]
