@@ -3,13 +3,14 @@
  * nocmsg_xrecv) for simulated UDN chips, which mpi.h's MPI_Send and MPI_Recv take too. Included by nocmsg_inline.h;
  * do not include it yourself. Define NOCMSG_NO_INLINE to call the library instead.
  *
- * As on PIMP chips, the library's own overhead decides small-message latency on the UDN: a word costs one CSR
- * write to send and one read to receive, while a call costs its frame, the set-up and checks of seven arguments, and
- * the port's look at its state. Inline, with the communicator and datatype constants (as they mostly are), the
- * checks fold away and what remains is a few instructions around the UDN ones: on tilepro-64 an 8-byte round trip
- * through nocmsg_xsend and nocmsg_xrecv between neighbours takes about 200 cycles instead of about 540 through the
- * functions (20 round trips with cached memory: 3,994 cycles against 10,789; docs/udn.md). A communicator with a handle below NOCMSG__FAST_COMMS, a datatype or a tag in a variable
- * are looked up on the way (nocmsg__fast_comms, nocmsg__type_shifts).
+ * As on PIMP chips, the library's own overhead decides small-message latency on the UDN: a word costs one CSR write
+ * to send and one read to receive, while a call costs its frame, the set-up and checks of seven arguments, and the
+ * port's look at its state. Inline, with the communicator and datatype constants (as they mostly are), the checks
+ * fold away and what remains is a few instructions around the UDN ones: on tilepro-64 an 8-byte round trip through
+ * nocmsg_xsend and nocmsg_xrecv between neighbours takes about 200 cycles instead of about 540 through the functions
+ * (20 round trips with cached memory: 3,994 cycles against 10,789; docs/udn.md). A communicator with a handle below
+ * NOCMSG__FAST_COMMS, a datatype or a tag in a variable are looked up on the way (nocmsg__fast_comms,
+ * nocmsg__type_shifts).
  *
  * Only the common case is inline, and it speaks the library's protocol (lib/ports/udn.c): one UDN packet to queue 0
  * of the destination holding the source word, the EAGER header and the payload. A send goes inline when nothing is

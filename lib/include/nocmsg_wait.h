@@ -68,7 +68,10 @@ __asm__(".ifndef .Lnocmsg_udn_sites_defined\n\t"
 #define NOCMSG__UDN_RECV_SITE_(call, peer, ...)                                                                \
     __extension__({                                                                                             \
         unsigned long nocmsg_w_;                                                                                \
-        __asm__ volatile("nocmsg_udn_wait_site %[w], " peer ", " #call : [w] "=r"(nocmsg_w_) : __VA_ARGS__ : "memory"); \
+        __asm__ volatile("nocmsg_udn_wait_site %[w], " peer ", " #call                                          \
+                         : [w] "=r"(nocmsg_w_)                                                                  \
+                         : __VA_ARGS__                                                                          \
+                         : "memory");                                                                           \
         nocmsg_w_;                                                                                              \
     })
 

@@ -351,7 +351,8 @@ static void xfer_bytes(void)
                 bad += nocmsg_send(&vp, 1, NOCMSG_INT, peer, 3, NOCMSG_COMM_WORLD) != NOCMSG_SUCCESS;
                 bad += nocmsg_xsend(&vc, 1, NOCMSG_CHAR, peer, 4, NOCMSG_COMM_WORLD) != NOCMSG_SUCCESS;
             } else {
-                bad += nocmsg_recv(&i4, 1, NOCMSG_INT, peer, 1, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE) != NOCMSG_SUCCESS;
+                bad += nocmsg_recv(&i4, 1, NOCMSG_INT, peer, 1, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE) !=
+                       NOCMSG_SUCCESS;
                 bad += nocmsg_xrecv(i2, 1, NOCMSG_SHORT, peer, 2, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE) !=
                        NOCMSG_SUCCESS;
                 bad += nocmsg_recv(&plain, 1, NOCMSG_INT, peer, 3, NOCMSG_COMM_WORLD, NOCMSG_STATUS_IGNORE) !=

@@ -203,7 +203,8 @@ fn raw_sends_through_libnocmsg_deadlock_and_the_report_names_them() {
         let err = text(&out.stderr);
         assert!(err.contains("nocmsg: deadlock at cycle"), "{how}: {err}");
         for (rank, peer) in [(0, 1), (1, 0)] {
-            assert!(err.contains(&format!("rank {rank} (tile {rank}) in nocmsg_xsend called from main+")), "{how}: {err}");
+            let named = format!("rank {rank} (tile {rank}) in nocmsg_xsend called from main+");
+            assert!(err.contains(&named), "{how}: {err}");
             assert!(err.contains(&format!("waits for rank {peer} [pc ")), "{how}: {err}");
         }
         assert!(err.contains("stalls writing udn.send"), "{how}: {err}");
