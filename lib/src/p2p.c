@@ -299,8 +299,8 @@ int nocmsg_recv(void *buf, int count, nocmsg_datatype type, int source, int tag,
         int s;
         uint64_t h;
 #ifdef NOCMSG_PORT_UDN
-        /* The UDN port takes a matching eager message whole in one call once its header is there (the wait for it
-         * stays here, where the wait table is kept). */
+        /* The UDN port takes a matching eager message whole in one call once its header is there, and waits for it
+         * when asked (the wait record, which the port does not know, is set here around that call). */
         int got = nocmsg__udn.irq_mode ? 0 : nocmsg_port_udn_recv_eager(from, want, mask, buf, cap, &h, &s, 0);
         if (got == 0) {
             if (!nocmsg__udn.irq_mode) {
