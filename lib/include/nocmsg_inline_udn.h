@@ -40,7 +40,7 @@
 #define NOCMSG__UDN_PUT_(raw, w, to)                                                                           \
     do {                                                                                                        \
         if (raw)                                                                                                \
-            NOCMSG__UDN_SEND_SITE_(nocmsg_xsend, (w), "%[p]", [p] "g"((long)(to)));                             \
+            nocmsg__udn_xsend_word((w), (long)(to));                                                            \
         else                                                                                                    \
             nocmsg_udn_send(w);                                                                                 \
     } while (0)
@@ -49,20 +49,10 @@
 static __inline__ __attribute__((always_inline)) void nocmsg__udn_put_words(const nocmsg_udn_word *p, size_t m,
                                                                             int raw, unsigned to)
 {
-    if (!raw) {
+    if (raw)
+        nocmsg__udn_xsend_words(p, m, (long)to);
+    else
         nocmsg_udn_send_words(p, m);
-        return;
-    }
-    const nocmsg_udn_word *end = p + m;
-    for (; end - p >= 4; p += 4) {
-        uint64_t a = p[0], b = p[1], c = p[2], d = p[3];
-        NOCMSG__UDN_PUT_(1, a, to);
-        NOCMSG__UDN_PUT_(1, b, to);
-        NOCMSG__UDN_PUT_(1, c, to);
-        NOCMSG__UDN_PUT_(1, d, to);
-    }
-    for (; p < end; p++)
-        NOCMSG__UDN_PUT_(1, *p, to);
 }
 
 /* The next word of the packet under way from world rank `from` (its header or payload), named in the wait-site
@@ -90,17 +80,14 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
                                                                              nocmsg_datatype type, int dest, int tag,
                                                                              nocmsg_comm comm, int raw)
 {
-    if (__builtin_expect((unsigned)comm < NOCMSG__FAST_COMMS && (unsigned)type - 1u < NOCMSG_BASIC_DATATYPES - 1u &&
-                             (unsigned)tag <= NOCMSG_TAG_UB,
-                         1)) {
+    if (__builtin_expect(NOCMSG__SEND_ARGS_OK(comm, type, tag), 1)) {
         const struct nocmsg_fast_comm *fc = &nocmsg__fast_comms[comm];
         int world = __builtin_constant_p(comm) && comm == NOCMSG_COMM_WORLD;
         /* A negative count becomes a huge size, which the eager-limit test sends to the library's error path. */
         size_t bytes = (size_t)(unsigned)count << NOCMSG__SHIFT_OF(type);
         size_t words = (bytes + 7) / 8;
         struct nocmsg_udn_port *u = &nocmsg__udn;
-        if (__builtin_expect((unsigned)dest < (world ? nocmsg__fast.send_ranks : fc->size) &&
-                                 (world || nocmsg__fast.send_ranks != 0) && bytes <= NOCMSG__PIMP_EAGER_LIMIT &&
+        if (__builtin_expect(NOCMSG__SEND_RANK_OK(dest, fc, world) && bytes <= NOCMSG__PIMP_EAGER_LIMIT &&
                                  ((uintptr_t)buf & 7) == 0 && (buf || !bytes) && u->open_dest < 0 && !u->irq_mode &&
                                  words + 2 <= u->max_words,
                              1)) {
@@ -115,8 +102,8 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_send_inline(con
                 size_t whole = m < bytes / 8 ? m : bytes / 8;
                 NOCMSG__UDN_PUT_(raw, NOCMSG_UDN_HEADER(to, words + 2, 0), to);
                 NOCMSG__UDN_PUT_(raw, (uint64_t)(unsigned)u->me | (uint64_t)(words + 1) << 16, to);
-                NOCMSG__UDN_PUT_(raw, (world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) |
-                                          (uint64_t)(unsigned)tag << 16 | (uint64_t)bytes << 40,
+                NOCMSG__UDN_PUT_(raw, NOCMSG__EAGER_HDR_OF(fc, world) | (uint64_t)(unsigned)tag << 16 |
+                                          (uint64_t)bytes << 40,
                                  to);
                 nocmsg__udn_put_words(p, whole, raw, to);
                 if (m > bytes / 8)
@@ -140,16 +127,12 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
                                                                              int tag, nocmsg_comm comm,
                                                                              nocmsg_status *status, int call)
 {
-    if (__builtin_expect((unsigned)comm < NOCMSG__FAST_COMMS && (unsigned)type - 1u < NOCMSG_BASIC_DATATYPES - 1u &&
-                             ((unsigned)tag <= NOCMSG_TAG_UB || tag == NOCMSG_ANY_TAG),
-                         1)) {
+    if (__builtin_expect(NOCMSG__RECV_ARGS_OK(comm, type, tag), 1)) {
         const struct nocmsg_fast_comm *fc = &nocmsg__fast_comms[comm];
         int world = __builtin_constant_p(comm) && comm == NOCMSG_COMM_WORLD;
         size_t cap = (size_t)(unsigned)count << NOCMSG__SHIFT_OF(type);
         int any_source = source == NOCMSG_ANY_SOURCE, any_tag = tag == NOCMSG_ANY_TAG;
-        unsigned ranks = world ? nocmsg__fast.recv_ranks
-                               : (nocmsg__fast.recv_idle != 0 &&
-                                  nocmsg__fast.busy[fc->ctx & (NOCMSG__CTX_SLOTS - 1)] == 0 ? fc->size : 0);
+        unsigned ranks = NOCMSG__RECV_RANKS(fc, world);
         struct nocmsg_udn_port *u = &nocmsg__udn;
         if (__builtin_expect(count >= 0 && ((uintptr_t)buf & 7) == 0 && (buf || !count) &&
                                  (any_source ? ranks != 0 : (unsigned)source < ranks) && !u->irq_mode &&
@@ -157,8 +140,7 @@ static __inline__ __attribute__((always_inline)) int nocmsg__udn_recv_inline(voi
                              1)) {
             /* Everything that does not depend on the message is worked out before it comes. */
             unsigned from = any_source ? 0 : world ? (unsigned)source : (unsigned)fc->world_of[source];
-            uint64_t want = (world ? NOCMSG__EAGER_HDR(0, 0) : fc->eager_hdr) |
-                            (any_tag ? 0 : (uint64_t)(unsigned)tag << 16);
+            uint64_t want = NOCMSG__EAGER_HDR_OF(fc, world) | (any_tag ? 0 : (uint64_t)(unsigned)tag << 16);
             unsigned keep = any_tag ? 48 : 24; /* shifting by this keeps kind and context, and the tag unless any */
             /* The next packet's source word (waiting for it asleep), then its first word, the header. */
             uint64_t sw;

@@ -37,6 +37,8 @@ __asm__(".ifndef .Lnocmsg_wait_site_defined\n\t" /* once per assembly file: -flt
         ".endif");
 
 #ifdef NOCMSG_PORT_UDN
+#include <nocmsg_udn.h>
+
 /* On UDN chips a core waits for a message by reading its empty receive queue 0, and a raw send (NoCMsg's
  * non-flow-controlled transfer) by writing its full output queue: each stalls, asleep, until the network moves. The
  * same table names those reads and writes. */
@@ -79,6 +81,30 @@ __asm__(".ifndef .Lnocmsg_udn_sites_defined\n\t"
 #define NOCMSG__UDN_SEND_SITE_(call, word, peer, ...)                                                          \
     __asm__ volatile("nocmsg_udn_send_site %[w], " peer ", " #call : : [w] "r"((unsigned long)(word)), __VA_ARGS__ \
                      : "memory")
+
+/* A word of NoCMsg's raw send into the output queue, named as nocmsg_xsend waiting for world rank dest: the send
+ * stalls while the queue is full, and neither its inline form (nocmsg_inline_udn.h) nor the library's, which the
+ * public function left by a tail call (lib/ports/udn.c), has a frame of nocmsg_xsend on the stack. */
+static inline __attribute__((always_inline)) void nocmsg__udn_xsend_word(unsigned long w, long dest)
+{
+    NOCMSG__UDN_SEND_SITE_(nocmsg_xsend, w, "%[p]", [p] "g"(dest));
+}
+
+/* Words w[0..m) of a raw send to world rank dest, four loads before four writes (as nocmsg_udn_send_words). */
+static inline __attribute__((always_inline)) void nocmsg__udn_xsend_words(const nocmsg_udn_word *w, size_t m,
+                                                                          long dest)
+{
+    const nocmsg_udn_word *end = w + m;
+    for (; end - w >= 4; w += 4) {
+        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
+        nocmsg__udn_xsend_word(a, dest);
+        nocmsg__udn_xsend_word(b, dest);
+        nocmsg__udn_xsend_word(c, dest);
+        nocmsg__udn_xsend_word(d, dest);
+    }
+    for (; w < end; w++)
+        nocmsg__udn_xsend_word(*w, dest);
+}
 #endif
 
 /* A wait loop with its table entry: `call` a name (no quotes; empty when a library frame names the call), `peer`

@@ -255,27 +255,15 @@ const char *nocmsg_port_kind(void)
 static inline size_t push_run_now(int dest, const uint64_t *words, size_t n, size_t total);
 static size_t push_run_irq(int dest, const uint64_t *words, size_t n, size_t total);
 
-/* Writes words[0..m) with stalling writes, four loads before four writes (nocmsg_udn.h). */
-static inline __attribute__((always_inline)) void send_words(const uint64_t *w, size_t m)
-{
-    nocmsg_udn_send_words(w, m);
-}
-
-/* Reads m words of queue 0 into w[0..m) with stalling reads (the polling mode's rx_take), four at a time. */
-static inline __attribute__((always_inline)) void recv_words(uint64_t *w, size_t m)
-{
-    nocmsg_udn_recv0_words(w, m);
-}
-
 /* Writes the first m (at most (bytes + 7) / 8) payload words of an aligned `bytes`-byte message at buf with stalling
  * writes; the last part word goes with its bytes past the message zero. */
 static inline __attribute__((always_inline)) void send_message_words(const void *buf, size_t bytes, size_t m)
 {
     size_t whole = bytes / 8;
     if (m <= whole) {
-        send_words(buf, m);
+        nocmsg_udn_send_words(buf, m);
     } else {
-        send_words(buf, whole);
+        nocmsg_udn_send_words(buf, whole);
         nocmsg_udn_send(nocmsg_udn_part_word((const uint64_t *)buf + whole, bytes - 8 * whole));
     }
 }
@@ -285,7 +273,7 @@ static inline __attribute__((always_inline)) void send_message_words(const void 
 static inline __attribute__((always_inline)) size_t take_message_words(void *buf, size_t bytes)
 {
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
-    recv_words(buf, whole);
+    nocmsg_udn_recv0_words(buf, whole);
     if (words > whole)
         nocmsg_udn_store_part((uint64_t *)buf + whole, nocmsg_udn_recv(Q), bytes - 8 * whole);
     udn.cur_left -= (unsigned)words;
@@ -301,33 +289,11 @@ static inline __attribute__((always_inline)) void write_head(int dest, size_t le
     udn.packets_out++;
 }
 
-/* A word of a raw send (nocmsg_xsend's, which stalls while the output queue is full), named in the wait-site table as
- * nocmsg_xsend waiting for dest: the call has left the stack by a tail call when a deadlock report looks. */
-static inline __attribute__((always_inline)) void raw_put(uint64_t w, int dest)
-{
-    NOCMSG__UDN_SEND_SITE_(nocmsg_xsend, w, "%[p]", [p] "g"((long)dest));
-}
-
-/* A raw send's words w[0..m), four loads before four writes. */
-static inline __attribute__((always_inline)) void raw_put_words(const nocmsg_udn_word *w, size_t m, int dest)
-{
-    const nocmsg_udn_word *end = w + m;
-    for (; end - w >= 4; w += 4) {
-        uint64_t a = w[0], b = w[1], c = w[2], d = w[3];
-        raw_put(a, dest);
-        raw_put(b, dest);
-        raw_put(c, dest);
-        raw_put(d, dest);
-    }
-    for (; w < end; w++)
-        raw_put(*w, dest);
-}
-
 /* write_head for a raw send. */
 static inline __attribute__((always_inline)) void raw_head(int dest, size_t len)
 {
-    raw_put(NOCMSG_UDN_HEADER(dest, len, Q), dest);
-    raw_put((uint64_t)udn.me | (uint64_t)(len - 1) << 16, dest);
+    nocmsg__udn_xsend_word(NOCMSG_UDN_HEADER(dest, len, Q), dest);
+    nocmsg__udn_xsend_word((uint64_t)udn.me | (uint64_t)(len - 1) << 16, dest);
     udn.packets_out++;
 }
 
@@ -382,7 +348,7 @@ static inline __attribute__((always_inline)) size_t push_run_now(int dest, const
         size_t m = n - k < udn.open_left ? n - k : udn.open_left;
         if (m > credits && (credits = nocmsg_udn_credits()) < m)
             m = (size_t)credits;
-        send_words(words + k, m);
+        nocmsg_udn_send_words(words + k, m);
         k += m;
         credits -= m;
         udn.open_left -= (unsigned)m;
@@ -504,20 +470,20 @@ __attribute__((noinline)) static int write_message_any(int dest, uint64_t header
             len = udn.max_words - 1;
         raw_head(dest, len + 1);
         if (first) {
-            raw_put(header, dest);
+            nocmsg__udn_xsend_word(header, dest);
             len--;
             first = 0;
         }
         if (aligned && at < whole) {
             size_t m = whole - at < len ? whole - at : len;
-            raw_put_words((const nocmsg_udn_word *)buf + at, m, dest);
+            nocmsg__udn_xsend_words((const nocmsg_udn_word *)buf + at, m, dest);
             at += m;
             len -= m;
         }
         for (; len > 0; len--, at++) {
             uint64_t w = 0;
             memcpy(&w, b + 8 * at, bytes - 8 * at < 8 ? bytes - 8 * at : 8);
-            raw_put(w, dest);
+            nocmsg__udn_xsend_word(w, dest);
         }
     }
     return 0;
@@ -529,10 +495,10 @@ int nocmsg_port_udn_write_raw(int dest, uint64_t header, const void *buf, size_t
     size_t words = (bytes + 7) / 8, whole = bytes / 8;
     if (__builtin_expect(((uintptr_t)buf & 7) == 0 && words + 2 <= udn.max_words, 1)) {
         raw_head(dest, words + 2);
-        raw_put(header, dest);
-        raw_put_words(buf, whole, dest);
+        nocmsg__udn_xsend_word(header, dest);
+        nocmsg__udn_xsend_words(buf, whole, dest);
         if (words > whole)
-            raw_put(nocmsg_udn_part_word((const uint64_t *)buf + whole, bytes - 8 * whole), dest);
+            nocmsg__udn_xsend_word(nocmsg_udn_part_word((const uint64_t *)buf + whole, bytes - 8 * whole), dest);
         return 0;
     }
     return write_message_any(dest, header, buf, bytes);
@@ -600,7 +566,7 @@ void nocmsg_port_udn_chunk_write(int dest, const void *buf, size_t bytes, int la
     nocmsg_udn_send((uint64_t)udn.me | (uint64_t)words << 16 | (last ? CHUNK_LAST : 0));
     udn.packets_out++;
     if (((uintptr_t)buf & 7) == 0) {
-        send_words(buf, whole);
+        nocmsg_udn_send_words(buf, whole);
     } else {
         for (size_t i = 0; i < whole; i++) {
             uint64_t w;
@@ -736,7 +702,7 @@ size_t nocmsg_port_stream_bytes(int dest, const void *buf, size_t bytes, size_t 
                         break;
                     continue;
                 }
-                send_words(p + from, m);
+                nocmsg_udn_send_words(p + from, m);
                 from += m;
             }
             udn.open_left -= (unsigned)(from - start);
@@ -871,7 +837,7 @@ static size_t pull_run(int src, uint64_t *words, size_t n, int wait)
                 break;
         }
         if (__builtin_expect(!udn.irq_mode, 1))
-            recv_words(words + k, m);
+            nocmsg_udn_recv0_words(words + k, m);
         else
             for (size_t i = 0; i < m; i++)
                 words[k + i] = rx_take_ring();
