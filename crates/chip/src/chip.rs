@@ -452,6 +452,10 @@ impl Chip {
             hart.x[2] = mem_end; // sp, for programs without the nocmsg runtime
             let mut core = Core::new(first + rank, tile, hart, ram, Arc::clone(&text));
             core.job = job_index;
+            if let Some(private) = config.memory.as_ref().and_then(|m| m.private.as_ref()) {
+                let (line, l1) = (u64::from(config.mpb().line_bytes), config.core.timing.memory_cycles);
+                core.private = Some(Box::new(crate::private_cache::PrivateCaches::new(private, line, l1, MEMORY_BASE, mem_end)));
+            }
             cores.push(core);
         }
         Ok((env, cores))
@@ -516,6 +520,10 @@ impl Chip {
             }
             if jobs.len() > 1 {
                 return Err(LoadError::Setting("cached memory runs one job".into()));
+            }
+            // The memory system's caches replace the private ones.
+            for core in &mut cores {
+                core.private = None;
             }
             let placement = Placement::with_jobs(&options.tiles, tiles, &sizes);
             let env = &envs[0];

@@ -329,7 +329,8 @@ impl Default for MpbConfig {
 }
 
 /// `[memory]`: off-chip memory shared by all cores, behind memory controllers attached to routers (mpb chips). Each
-/// core's private memory stays private and costs `core.timing.memory_cycles`; this is the shared region.
+/// core's private memory stays private; it costs `core.timing.memory_cycles` an access, unless `[memory.private]`
+/// puts it behind the core's own caches and the controllers too.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryConfig {
@@ -347,6 +348,45 @@ pub struct MemoryConfig {
     /// Network cycles a controller is busy per line: its bandwidth. Requests arriving meanwhile queue.
     #[serde(default = "default_dram_cycles_per_line")]
     pub cycles_per_line: u32,
+    /// Private memory behind per-core caches and the nearest controller (absent: private memory at core speed).
+    #[serde(default)]
+    pub private: Option<PrivateMemoryConfig>,
+}
+
+/// `[memory.private]`: each core's private memory lives in off-chip DRAM behind the controller nearest its router
+/// (the SCC's lookup tables map a core's private memory to its quadrant's controller), cached in the core's own L1
+/// and L2 (`crate::private_cache`). Lines are the MPB's (`ni.mpb.line_bytes`); misses and write-backs travel the
+/// mesh and queue at the controller with the shared region's traffic.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivateMemoryConfig {
+    #[serde(default = "default_private_l1_kib")]
+    pub l1_kib: u32,
+    #[serde(default = "default_private_l1_ways")]
+    pub l1_ways: u32,
+    #[serde(default = "default_private_l2_kib")]
+    pub l2_kib: u32,
+    #[serde(default = "default_private_l2_ways")]
+    pub l2_ways: u32,
+    /// Core cycles of an L2 hit (an L1 hit costs `core.timing.memory_cycles`).
+    #[serde(default = "default_private_l2_latency")]
+    pub l2_latency_cycles: u32,
+}
+
+fn default_private_l1_kib() -> u32 {
+    16
+}
+fn default_private_l1_ways() -> u32 {
+    2
+}
+fn default_private_l2_kib() -> u32 {
+    256
+}
+fn default_private_l2_ways() -> u32 {
+    4
+}
+fn default_private_l2_latency() -> u32 {
+    18
 }
 
 fn default_shared_mib() -> u64 {
@@ -673,6 +713,26 @@ impl ChipConfig {
             for (field, v) in [("latency_cycles", mem.latency_cycles), ("cycles_per_line", mem.cycles_per_line)] {
                 if v == 0 || v > 100_000 {
                     return Err(self.invalid(format!("memory.{field} = {v}: must be between 1 and 100000")));
+                }
+            }
+            if let Some(p) = &mem.private {
+                for (level, kib, ways) in [("l1", p.l1_kib, p.l1_ways), ("l2", p.l2_kib, p.l2_ways)] {
+                    let lines = u64::from(kib) * 1024 / u64::from(m.line_bytes);
+                    if kib == 0 || kib > 65_536 || ways == 0 || lines < u64::from(ways) || lines % u64::from(ways) != 0 {
+                        return Err(self.invalid(format!(
+                            "memory.private.{level}_kib = {kib}, {level}_ways = {ways}: need 1 to 65536 KiB, a whole number of sets of {ways} lines of {} bytes",
+                            m.line_bytes
+                        )));
+                    }
+                }
+                if p.l1_kib > p.l2_kib {
+                    return Err(self.invalid(format!("memory.private.l1_kib = {} is larger than l2_kib = {}: the L2 holds every L1 line", p.l1_kib, p.l2_kib)));
+                }
+                if p.l2_latency_cycles < self.core.timing.memory_cycles || p.l2_latency_cycles > 10_000 {
+                    return Err(self.invalid(format!(
+                        "memory.private.l2_latency_cycles = {}: must be between an L1 hit's core.timing.memory_cycles ({}) and 10000",
+                        p.l2_latency_cycles, self.core.timing.memory_cycles
+                    )));
                 }
             }
         }

@@ -324,6 +324,9 @@ pub struct Core {
     pub idle_cycles: u64,
     /// Cycles lost to the seeded perturbation (`stalls.noise`; `crate::perturb`).
     pub noise_cycles: u64,
+    /// With `[memory.private]`: the caches in front of private memory ([`crate::private_cache`]); a miss stops the
+    /// loop and goes to the network interface.
+    pub private: Option<Box<crate::private_cache::PrivateCaches>>,
 }
 
 /// What became of an access in the network interface's address ranges.
@@ -381,6 +384,7 @@ impl Core {
             job: 0,
             memory_key: 0,
             cache_cycles: 0,
+            private: None,
             idle_cycles: 0,
             noise_cycles: 0,
         }
@@ -477,13 +481,40 @@ impl Core {
         if let Some(ms) = memory {
             return self.run_cached(until, env, &mut local, ms);
         }
+        if self.private.is_some() {
+            return self.run_private(until, env, &mut local);
+        }
         if self.irq_armed {
             return self.run_interruptible(until, env, &mut local);
         }
         if self.profile.is_some() {
-            self.run_loop::<true, false>(until, env, &mut local)
+            self.run_loop::<true, false, false>(until, env, &mut local)
         } else {
-            self.run_loop::<false, false>(until, env, &mut local)
+            self.run_loop::<false, false, false>(until, env, &mut local)
+        }
+    }
+
+    /// [`Core::run`] with private memory behind the core's caches (`[memory.private]`): its own instances of the
+    /// loop, so the others pay nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn run_private(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
+        if self.irq_armed {
+            let limit = until.min(self.irq_until);
+            let stop = if self.profile.is_some() {
+                self.run_loop::<true, true, true>(limit, env, local)
+            } else {
+                self.run_loop::<false, true, true>(limit, env, local)
+            };
+            return match stop {
+                RunStop::Horizon if self.hart.cycle < until => RunStop::InterruptCheck,
+                other => other,
+            };
+        }
+        if self.profile.is_some() {
+            self.run_loop::<true, false, true>(until, env, local)
+        } else {
+            self.run_loop::<false, false, true>(until, env, local)
         }
     }
 
@@ -600,9 +631,9 @@ impl Core {
     #[inline(never)]
     fn run_interruptible(&mut self, until: u64, env: &CoreEnv, local: &mut Option<&mut dyn crate::ni::LocalAccess>) -> RunStop {
         let stop = if self.profile.is_some() {
-            self.run_loop::<true, true>(until.min(self.irq_until), env, local)
+            self.run_loop::<true, true, false>(until.min(self.irq_until), env, local)
         } else {
-            self.run_loop::<false, true>(until.min(self.irq_until), env, local)
+            self.run_loop::<false, true, false>(until.min(self.irq_until), env, local)
         };
         match stop {
             RunStop::Horizon if self.hart.cycle < until => RunStop::InterruptCheck,
@@ -611,9 +642,10 @@ impl Core {
     }
 
     /// The interpreter loop; the profiling variant is compiled separately so the plain one pays nothing, and so is
-    /// the interruptible one (`IRQ`), which also stops after an instruction that may enable interrupts.
+    /// the interruptible one (`IRQ`), which also stops after an instruction that may enable interrupts, and the one
+    /// with private caches (`PRIVATE`), whose misses go to the network interface ([`RunStop::Ni`]).
     #[inline(always)]
-    fn run_loop<const PROFILE: bool, const IRQ: bool>(
+    fn run_loop<const PROFILE: bool, const IRQ: bool, const PRIVATE: bool>(
         &mut self,
         until: u64,
         env: &CoreEnv,
@@ -640,7 +672,20 @@ impl Core {
                 return RunStop::Ni(d);
             }
             let stall = self.pipeline.stall(&d);
-            let redirected = match riscv::execute(&mut self.hart, &mut self.mem, d) {
+            let mut extra = 0u32;
+            let result = if PRIVATE {
+                let caches = self.private.as_deref_mut().expect("the private loop runs with private caches");
+                let mut view = crate::private_cache::PrivateView { mem: &mut self.mem, caches, extra: 0, miss: None };
+                let result = riscv::execute(&mut self.hart, &mut view, d);
+                if result.is_err() && view.miss.is_some() {
+                    return RunStop::Ni(d);
+                }
+                extra = view.extra;
+                result
+            } else {
+                riscv::execute(&mut self.hart, &mut self.mem, d)
+            };
+            let redirected = match result {
                 Ok(Flow::Next) => false,
                 Ok(Flow::Redirect) => true,
                 Ok(Flow::Environment(EnvOp::Custom(d))) if env.ni != NiKind::None => return RunStop::Ni(d),
@@ -668,6 +713,10 @@ impl Core {
                 return RunStop::Stopped;
             }
             self.hart.cycle += self.pipeline.charge(&env.costs, d.op, d.rd, stall, redirected);
+            if PRIVATE {
+                self.hart.cycle += u64::from(extra);
+                self.cache_cycles += u64::from(extra);
+            }
             self.hart.instret += 1;
             self.op_counts[d.op as usize] += 1;
             if PROFILE {

@@ -24,6 +24,7 @@ pub mod elf;
 pub mod footprint;
 pub mod memory;
 pub mod perturb;
+pub mod private_cache;
 pub mod ni;
 pub mod profile;
 pub mod semihost;

@@ -74,6 +74,9 @@ pub struct CoreStats {
     /// The core's caches and its tile's part as a home (runs with cached memory).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::shmem::TileCounters>,
+    /// The core's private caches (`[memory.private]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private_memory: Option<crate::private_cache::PrivateCounters>,
 }
 
 impl CoreStats {
@@ -123,6 +126,7 @@ impl CoreStats {
             console_bytes: core.console.bytes_written,
             ni: None,
             memory: None,
+            private_memory: core.private.as_ref().map(|p| p.counters.clone()),
         }
     }
 }

@@ -169,6 +169,68 @@ fn misuse_stops_the_core_with_a_report_naming_the_mpb() {
     assert!(text(&out.stderr).contains("amoadd.d zero, a5, (a4): atomic instructions cannot access the MPB"), "{}", show(&out));
 }
 
+/// mpb-2x2 with private memory behind small caches (`[memory.private]`: 1 KiB L1, 8 KiB L2, L2 hits 10 cycles).
+fn mpb_2x2_private(dir: &Path) -> String {
+    let path = dir.join("mpb-2x2-private.toml");
+    let text_chip = std::fs::read_to_string(mpb_2x2()).unwrap()
+        + "\n[memory.private]\nl1_kib = 1\nl1_ways = 2\nl2_kib = 8\nl2_ways = 4\nl2_latency_cycles = 10\n";
+    std::fs::write(&path, text_chip).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Private memory behind the core's caches: a load costs by where its line is (L1 1 cycle, L2 10; a miss the
+/// requester's overhead, 30, and the DRAM's latency, 46, plus the way to controller 0, on the core's own router, and
+/// back); lines stream in and dirty ones out through the nearest controller, where cores sharing it queue; both
+/// clockings agree.
+#[test]
+fn private_memory_misses_go_to_the_nearest_controller_and_queue_there() {
+    let dir = scratch("mpb-private");
+    let chip_path = mpb_2x2_private(&dir);
+    let mut stats = Vec::new();
+    for (name, extra) in [("alone", vec!["-n", "1"]), ("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+        let json = dir.join(format!("{name}.json"));
+        let mut args = extra.clone();
+        args.extend(["--stats", json.to_str().unwrap()]);
+        let out = run(&chip_path, &args, "private");
+        let l = lines(&out);
+        assert!(l.contains(&"[core 0] private: L1 hit 1, L2 hit 10, miss 85".to_string()), "{l:?}");
+        // Every rank's words, read back: sum of i * (rank + 1) for i < 8192.
+        for r in 0..(if name == "alone" { 1 } else { 4 }) {
+            let want = 8191u64 * 8192 / 2 * (r + 1);
+            assert!(l.contains(&format!("[core {r}] private: rank {r} sum {want}")), "{l:?}");
+        }
+        stats.push(deterministic_stats(&json));
+    }
+    assert_eq!(stats[1], stats[2], "fast and debug clocking must give identical stats");
+    let (alone, all) = (&stats[0], &stats[1]);
+    let private = |s: &serde_json::Value, r: usize, what: &str| s["cores"][r]["private_memory"][what].as_u64().unwrap();
+    // Each rank writes 2,048 lines, eight times its L2, and reads them back: each line misses twice and is written
+    // back once (more with the program's other accesses).
+    for r in 0..4 {
+        assert!(private(all, r, "misses") >= 4096 && private(all, r, "writebacks") >= 2048, "{}", all["cores"][r]);
+    }
+    // Ranks 0 to 2 are nearest controller 0 ((0, 0); ties go to the first), rank 3 to controller 1 ((1, 1)).
+    let controllers = all["memory_controllers"].as_array().unwrap();
+    let sum = |ranks: &[usize], what: &str| ranks.iter().map(|&r| private(all, r, what)).sum::<u64>();
+    assert_eq!(controllers[0]["reads"].as_u64(), Some(sum(&[0, 1, 2], "misses")), "{controllers:?}");
+    assert_eq!(controllers[0]["writes"].as_u64(), Some(sum(&[0, 1, 2], "writebacks")), "{controllers:?}");
+    assert_eq!(controllers[1]["reads"].as_u64(), Some(sum(&[3], "misses")), "{controllers:?}");
+    assert_eq!(controllers[1]["writes"].as_u64(), Some(sum(&[3], "writebacks")), "{controllers:?}");
+    // Three cores at controller 0 wait for each other; rank 3, alone at its controller, waits as a core alone on the
+    // chip does.
+    assert!(controllers[0]["queue_cycles"].as_u64().unwrap() > 10 * controllers[1]["queue_cycles"].as_u64().unwrap().max(1), "{controllers:?}");
+    let per_miss = |s: &serde_json::Value, r: usize| private(s, r, "stall_cycles") as f64 / private(s, r, "misses") as f64;
+    assert!(per_miss(all, 0) > 1.05 * per_miss(alone, 0), "rank 0 shares its controller: {} against {}", per_miss(all, 0), per_miss(alone, 0));
+    assert!((per_miss(all, 3) - per_miss(alone, 0)).abs() < 0.02 * per_miss(alone, 0));
+    // The waits are cache stalls, not the interface's.
+    assert!(all["cores"][0]["stalls"]["cache"].as_u64().unwrap() >= private(all, 0, "stall_cycles"));
+    // Chips without [memory.private] keep private memory at core speed, and say nothing of it.
+    let json = dir.join("flat.json");
+    let out = run(&mpb_2x2(), &["-n", "1", "--stats", json.to_str().unwrap()], "private");
+    assert!(lines(&out).contains(&"[core 0] private: L1 hit 1, L2 hit 1, miss 1".to_string()), "{}", show(&out));
+    assert!(deterministic_stats(&json)["cores"][0].get("private_memory").is_none());
+}
+
 /// scc-48 has cores at 533 MHz and the mesh at 800 MHz: global time stays exact, so both clockings agree there too,
 /// and a rank's sibling on the same router is local.
 #[test]

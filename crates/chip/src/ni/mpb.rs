@@ -180,6 +180,8 @@ enum Place {
     Mpb { rank: usize, offset: usize },
     /// A line of shared memory, at `offset` in it.
     Shared { offset: usize },
+    /// A line of rank `rank`'s private memory, behind its caches (`[memory.private]`).
+    Private { rank: usize },
 }
 
 /// Static facts about the address map and costs.
@@ -372,6 +374,8 @@ struct Transfer {
     value: u64,
     /// The core cycle at which the core has the result.
     resume: u64,
+    /// No core waits for it (a write-back of a private line).
+    posted: bool,
 }
 
 /// Something the interface does at a given cycle.
@@ -416,6 +420,8 @@ struct PollMark {
     console_bytes: u64,
     sleep_cycles: u64,
     misaligned: u64,
+    /// Cycles of private L2 hits so far: an iteration that has some is not one the core can sleep through.
+    cache_cycles: u64,
 }
 
 impl PollMark {
@@ -433,6 +439,7 @@ impl PollMark {
             console_bytes: core.console.bytes_written,
             sleep_cycles: core.sleep_cycles,
             misaligned: core.misaligned_accesses,
+            cache_cycles: core.cache_cycles,
         }
     }
 
@@ -468,6 +475,7 @@ impl PollMark {
             && self.console_bytes == next.console_bytes
             && self.sleep_cycles == next.sleep_cycles
             && self.misaligned == next.misaligned
+            && self.cache_cycles == next.cache_cycles
             && self.pipeline.pending_load_rd == next.pipeline.pending_load_rd
             && self.pipeline.pending_load_use == next.pipeline.pending_load_use
     }
@@ -526,6 +534,12 @@ struct Controller {
     stats: ControllerStats,
 }
 
+/// The controller nearest router `(x, y)` (fewest hops; the first listed of equals): the one serving the private
+/// memory of the cores there.
+fn nearest_controller(controllers: &[[u32; 2]], x: u32, y: u32) -> usize {
+    (0..controllers.len()).min_by_key(|&k| controllers[k][0].abs_diff(x) + controllers[k][1].abs_diff(y)).unwrap_or(0)
+}
+
 pub struct Mpb {
     geo: Arc<Geometry>,
     placement: Placement,
@@ -535,6 +549,8 @@ pub struct Mpb {
     tas: Vec<bool>,
     shared: Vec<u8>,
     controllers: Vec<Controller>,
+    /// Per rank, the controller serving its private memory (with `[memory.private]`).
+    private_controller: Vec<usize>,
     sides: Vec<Side>,
     transfers: Vec<Option<Transfer>>,
     free: Vec<u32>,
@@ -592,6 +608,12 @@ impl Mpb {
                     .collect()
             })
             .unwrap_or_default();
+        let private_controller = (0..ranks)
+            .map(|r| {
+                let router = placement.rank_node[r].0 / config.mesh.concentration;
+                mem.map_or(0, |c| nearest_controller(&c.controllers, router % width, router / width))
+            })
+            .collect();
         let geo = Arc::new(geo);
         let sides = (0..ranks)
             .map(|_| Side {
@@ -614,6 +636,7 @@ impl Mpb {
             placement,
             concentration: config.mesh.concentration,
             controllers,
+            private_controller,
             sides,
             transfers: Vec::new(),
             free: Vec::new(),
@@ -652,6 +675,7 @@ impl Mpb {
         match place {
             Place::Mpb { rank: owner, .. } | Place::Tas(owner) => (self.router(owner) != self.router(rank)).then(|| self.node(owner)),
             Place::Shared { offset } => Some(self.controllers[self.controller_of(offset)].node),
+            Place::Private { rank } => Some(self.controllers[self.private_controller[rank]].node),
             Place::Control(_) => None,
         }
     }
@@ -663,6 +687,8 @@ impl Mpb {
         let local = target.is_none();
         let c = &mut self.sides[rank].counters;
         match (kind, place) {
+            // Counted by the core's private caches.
+            (_, Place::Private { .. }) => {}
             (Kind::ReadLine, Place::Shared { .. }) => c.shared_reads += 1,
             (Kind::WriteLine, Place::Shared { .. }) => c.shared_writes += 1,
             (Kind::ReadLine, _) if local => c.reads_local += 1,
@@ -672,10 +698,11 @@ impl Mpb {
             (Kind::TestAndSet, _) => c.test_and_sets += 1,
             (Kind::Clear, _) => c.tas_clears += 1,
         }
-        if kind == Kind::WriteLine {
+        if kind == Kind::WriteLine && !matches!(place, Place::Private { .. }) {
             c.lines_out += 1;
         }
-        let t = Transfer { rank, kind, place, addr, data, mask, value: 0, resume: cycle + self.geo.local_latency };
+        let posted = matches!((kind, place), (Kind::WriteLine, Place::Private { .. }));
+        let t = Transfer { rank, kind, place, addr, data, mask, value: 0, resume: cycle + self.geo.local_latency, posted };
         let id = match self.free.pop() {
             Some(id) => {
                 self.transfers[id as usize] = Some(t);
@@ -806,6 +833,8 @@ impl Mpb {
                 }
                 return;
             }
+            // The bytes stay in the core's memory image (only it reads and writes them): timing only.
+            Place::Private { .. } => return,
             Place::Control(_) => unreachable!("control registers need no transfer"),
         };
         match t.kind {
@@ -831,6 +860,12 @@ impl Mpb {
     fn complete(&mut self, id: u32, cores: &mut [Core], env: &CoreEnv, net: &mut Network, done: &mut Vec<usize>) {
         let t = self.transfers[id as usize].take().expect("a live transfer");
         self.free.push(id);
+        if t.posted {
+            return;
+        }
+        if let Place::Private { rank } = t.place {
+            return self.complete_private(rank, t, cores, env, net, done);
+        }
         let side = &mut self.sides[t.rank];
         match t.kind {
             Kind::ReadLine => {
@@ -854,10 +889,62 @@ impl Mpb {
         }
     }
 
+    /// Private miss `t` of `rank` is back: the line goes into its caches (a dirty line it evicts is written back),
+    /// and the instruction that missed runs again.
+    fn complete_private(&mut self, rank: usize, t: Transfer, cores: &mut [Core], env: &CoreEnv, net: &mut Network, done: &mut Vec<usize>) {
+        let core = &mut cores[rank];
+        let (instruction, since) = self.sides[rank].blocked.take().expect("a private miss's core waits for it");
+        let waited = t.resume.saturating_sub(core.hart.cycle);
+        core.hart.cycle = core.hart.cycle.max(t.resume);
+        core.cache_cycles += waited;
+        let caches = core.private.as_deref_mut().expect("a private miss comes from private caches");
+        caches.counters.stall_cycles += waited;
+        if let Some(victim) = caches.fill(t.addr) {
+            let cycle = core.hart.cycle;
+            self.start(rank, cycle, Kind::WriteLine, Place::Private { rank }, victim, Vec::new(), Vec::new(), net);
+        }
+        let d = instruction.expect("a private miss is an instruction's");
+        match self.attempt(core, d, net, env, since, true) {
+            NiOutcome::Blocked => {}
+            _ => done.push(rank),
+        }
+    }
+
+    /// With private caches: runs `d` through them if it accesses private memory. `None`: it does not (the interface
+    /// serves it as usual); otherwise it retired (a hit) or its miss went out and the core waits.
+    fn attempt_private(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64) -> Option<NiOutcome> {
+        let caches = core.private.as_deref_mut()?;
+        let pc = core.hart.pc;
+        let mut view = crate::private_cache::PrivateView { mem: &mut core.mem, caches, extra: 0, miss: None };
+        let result = riscv::execute(&mut core.hart, &mut view, d);
+        let (extra, miss) = (view.extra, view.miss);
+        match result {
+            Ok(Flow::Next) => {
+                core.retire(&d, false, env);
+                core.hart.cycle += u64::from(extra);
+                core.cache_cycles += u64::from(extra);
+                core.charge(pc, core.hart.cycle - since);
+                Some(NiOutcome::Continue)
+            }
+            Err(_) if miss.is_some() => {
+                let rank = core.rank;
+                self.sides[rank].blocked = Some((Some(d), since));
+                self.sides[rank].forget_polls();
+                let line = miss.expect("checked");
+                self.start(rank, core.hart.cycle, Kind::ReadLine, Place::Private { rank }, line, Vec::new(), Vec::new(), net);
+                Some(NiOutcome::Blocked)
+            }
+            _ => None,
+        }
+    }
+
     /// Runs `d` (a load or store in the interface's ranges) for `core` in cycle `net.now()`: completes it, or
     /// starts the transfer it needs and blocks the core (then it runs again when the transfer is back). `since` is
     /// the cycle the core first tried it.
     fn attempt(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64, retry: bool) -> NiOutcome {
+        if let Some(outcome) = self.attempt_private(core, d, net, env, since) {
+            return outcome;
+        }
         let rank = core.rank;
         let class = LatencyClass::of(d.op);
         if !matches!(class, LatencyClass::Load | LatencyClass::Store | LatencyClass::FpLoad | LatencyClass::FpStore) {
@@ -1040,6 +1127,7 @@ impl Memory for View<'_> {
                 }
                 _ => Err(self.wait(addr, size, kind, Need::TestAndSet { addr, rank: owner })),
             },
+            Place::Private { .. } => unreachable!("private memory lies outside the interface's windows"),
             Place::Mpb { .. } | Place::Shared { .. } => {
                 let line = addr & !(self.side.geo.line - 1);
                 match self.side.cache.slot(line) {
@@ -1088,6 +1176,7 @@ impl Memory for View<'_> {
                 }
                 _ => Err(self.wait(addr, size, kind, Need::Clear { addr, rank: owner })),
             },
+            Place::Private { .. } => unreachable!("private memory lies outside the interface's windows"),
             Place::Mpb { .. } | Place::Shared { .. } => {
                 let line = addr & !(self.side.geo.line - 1);
                 if self.side.wcb.line.is_some_and(|l| l != line) {
@@ -1174,8 +1263,11 @@ impl NetworkInterface for Mpb {
                 TAG_REQUEST => {
                     let t = self.transfers[id as usize].as_ref().expect("a live transfer");
                     match t.place {
-                        Place::Shared { offset } => {
-                            let k = self.controller_of(offset);
+                        Place::Shared { .. } | Place::Private { .. } => {
+                            let k = match t.place {
+                                Place::Shared { offset } => self.controller_of(offset),
+                                _ => self.private_controller[t.rank],
+                            };
                             let (per_line, latency) = (self.geo.dram_per_line, self.geo.dram_latency);
                             let write = t.kind == Kind::WriteLine;
                             let c = &mut self.controllers[k];
