@@ -1,6 +1,6 @@
 /* bcast/offchip.c: the SCC study's off-chip broadcast: the root writes each chunk (up to 16 KiB) into its slots in
- * off-chip shared memory and flags every other rank in its MPB; all read the chunk from shared memory at once,
- * through the memory controller that holds it. MPB chips with shared memory only (without, it runs as mpb, and
+ * off-chip shared memory and the readers' counts beside them (a line per 16 readers); all poll their counts and read
+ * the chunk from shared memory at once, through the memory controller that holds it. MPB chips with shared memory only (without, it runs as mpb, and
  * rank 0 says so once). */
 #include "scc.h"
 

@@ -26,8 +26,11 @@ static struct {
     size_t mpb_slot;          /* bytes of an MPB slot */
     uintptr_t dram_base;      /* rank 0's off-chip slots (0: none) */
     size_t dram_slot;
+    uintptr_t dram_counts;    /* rank 0's off-chip counts (below the slots), flag_bytes per rank */
     /* Per world rank, modulo 2^16: chunks I published to it and took from it, signals I sent it and took from it. */
     uint16_t *sent, *taken, *sig_sent, *sig_taken;
+    /* The same for the chunks published through off-chip counts (dram_ready). */
+    uint16_t *dsent, *dtaken;
     /* Per slot: the readers of what it holds, and the count each must have taken before it is written again. */
     int *slot_reader[2];
     uint16_t *slot_count[2];
@@ -71,13 +74,18 @@ static int setup(void)
     scc.share = nocmsg_mpb_bytes();
     scc.area = offset;
     scc.mpb_slot = (bytes - 3 * scc.flag_bytes) / 2 / scc.line * scc.line;
-    size_t shared = nocmsg_shared_bytes(), dram = shared / 4 / (2 * (size_t)n) / scc.line * scc.line;
+    size_t shared = nocmsg_shared_bytes();
+    size_t counts = scc.flag_bytes * (size_t)n;
+    size_t dram = shared / 4 > counts ? (shared / 4 - counts) / (2 * (size_t)n) / scc.line * scc.line : 0;
     scc.dram_slot = dram < DRAM_SLOT_MAX ? dram : DRAM_SLOT_MAX;
     scc.dram_base = scc.dram_slot ? (uintptr_t)nocmsg_shared() + shared - 2 * scc.dram_slot * (size_t)n : 0;
+    scc.dram_counts = scc.dram_slot ? scc.dram_base - counts : 0;
     scc.sent = need(calloc((size_t)n, sizeof *scc.sent));
     scc.taken = need(calloc((size_t)n, sizeof *scc.taken));
     scc.sig_sent = need(calloc((size_t)n, sizeof *scc.sig_sent));
     scc.sig_taken = need(calloc((size_t)n, sizeof *scc.sig_taken));
+    scc.dsent = need(calloc((size_t)n, sizeof *scc.dsent));
+    scc.dtaken = need(calloc((size_t)n, sizeof *scc.dtaken));
     for (int k = 0; k < 2; k++) {
         scc.slot_reader[k] = need(malloc((size_t)n * sizeof *scc.slot_reader[k]));
         scc.slot_count[k] = need(malloc((size_t)n * sizeof *scc.slot_count[k]));
@@ -122,6 +130,14 @@ static inline volatile uint16_t *signal_flag(int w, int s)
     return (volatile uint16_t *)(area_of(w) + 2 * scc.flag_bytes) + s;
 }
 
+/* In off-chip memory, among w's counts: the count of chunks w has published to r through its off-chip slots. The
+ * counts of all readers share lines, so a root tells 48 ranks with 3 line writes (its write-combining buffer
+ * gathers each line), where MPB flags take one remote write each; the readers poll them through the controller. */
+static inline volatile uint16_t *dram_ready(int w, int r)
+{
+    return (volatile uint16_t *)(scc.dram_counts + (uintptr_t)w * scc.flag_bytes) + r;
+}
+
 static inline size_t slot_bytes(int medium, int serial)
 {
     size_t s = medium == SCC_DRAM ? scc.dram_slot : scc.mpb_slot;
@@ -152,8 +168,8 @@ static inline int engine_busy(void)
            (nocmsg_engine_idle_busy && nocmsg_engine_idle_busy());
 }
 
-/* Waits until the flag at f (in my own MPB share) reaches count, re-reading it from the MPB each time, as RCCE's
- * flag waits do. While the engine has nothing to do, the loop is the same every time round, so the simulator lets
+/* Waits until the flag at f (in my own MPB share, or another rank's off-chip counts) reaches count, re-reading it
+ * each time, as RCCE's flag waits do. While the engine has nothing to do, the loop is the same every time round, so the simulator lets
  * the core sleep until the line is written, charged as if it had polled: waits are exact and cost the simulator
  * nothing. While it has work, every round also moves the engine on, so that a posted receive or a queued send
  * completes while this rank waits, as MPI's progress rule asks. An idle rank does not answer what others send it
@@ -263,11 +279,15 @@ static void copy_across(volatile uint64_t *dst, const volatile uint64_t *src, si
 
 /* ---- the two halves of a chunk's way --------------------------------------------------------------------- */
 
-/* Tells world rank w that I published one more chunk for it, and remembers that slot k must wait for it. */
-static void publish_to(int w, int k)
+/* Tells world rank w that I published one more chunk for it (in its MPB, or among my off-chip counts when my slots
+ * are off-chip), and remembers that slot k must wait for it. */
+static void publish_to(int w, int k, int medium)
 {
     uint16_t count = ++scc.sent[w];
-    *ready_flag(w, scc.me) = count;
+    if (medium == SCC_DRAM)
+        *dram_ready(scc.me, w) = ++scc.dsent[w];
+    else
+        *ready_flag(w, scc.me) = count;
     scc.slot_reader[k][scc.slot_readers[k]] = w;
     scc.slot_count[k][scc.slot_readers[k]++] = count;
 }
@@ -276,7 +296,10 @@ static void publish_to(int w, int k)
  * `own` first. */
 static void take_chunk(const struct scc_role *role, int from, int k, unsigned char *dst, size_t bytes, int own)
 {
-    wait_ready(from, (uint16_t)(scc.taken[from] + 1));
+    if (role->parent_medium == SCC_DRAM)
+        wait_flag(dram_ready(from, scc.me), ++scc.dtaken[from]);
+    else
+        wait_ready(from, (uint16_t)(scc.taken[from] + 1));
     nocmsg_mpb_invalidate(); /* no line of the slot from an earlier chunk may be served from the cache */
     const volatile uint64_t *src = slot_of(from, role->parent_medium, k);
     if (own >= 0) {
@@ -313,7 +336,7 @@ int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *ro
                 wait_slot(1);
                 copy_out(slot_of(scc.me, role->medium, 0), b + at, len);
                 nocmsg_mpb_flush();
-                publish_to(w, 0);
+                publish_to(w, 0, role->medium);
                 nocmsg_mpb_flush();
                 /* The chunk fills slot 1 too. */
                 scc.slot_reader[1][0] = w;
@@ -349,7 +372,7 @@ int scc_bcast(void *buf, size_t bytes, struct comm *c, const struct scc_role *ro
             nocmsg_mpb_flush();
         }
         for (int i = 0; i < role->nchild; i++)
-            publish_to(world[role->children[i]], own);
+            publish_to(world[role->children[i]], own, role->medium);
         nocmsg_mpb_flush();
     }
     return NOCMSG_SUCCESS;

@@ -11,8 +11,9 @@
  *
  * Space: the part of every MPB share the MPB port leaves to collectives (nocmsg_port_mpb_area: 4 KiB, at most half
  * the share): three arrays of 16-bit counts (ready[s] = chunks s has published to me, taken[r] = chunks r has taken
- * from me, signal[s] = signals s has sent me) and two chunk slots; and per rank two chunk slots of up to 16 KiB at the
- * top of off-chip shared memory (at most a quarter of it). docs/collectives.md ("The SCC broadcast family") describes the protocol and its costs.
+ * from me, signal[s] = signals s has sent me) and two chunk slots; and per rank, at the top of off-chip shared memory
+ * (at most a quarter of it), two chunk slots of up to 16 KiB and the counts of chunks published there to each rank
+ * (the off-chip broadcast's readers poll them: its root writes a line per 16 readers, not a flag in each MPB). docs/collectives.md ("The SCC broadcast family") describes the protocol and its costs.
  */
 #ifndef NOCMSG_SCC_H
 #define NOCMSG_SCC_H
