@@ -269,24 +269,26 @@ docs/mpb.md and docs/collectives.md):
 - **Chunks.** The family has 4 KiB of each core's 8 KiB MPB share; libnocmsg's MPB port keeps the rest for
   point-to-point. So a chunk is 1,856 bytes (rcce's 3,712), against about 8 KB for RCCE programs on the SCC. Every
   chunk costs its root a flag write per reader, so `mpb` (47 flags per chunk) pays about four times as many flag
-  rounds as on the SCC. `offchip` has 16 KiB chunks in shared memory and pays fewest.
-- **Private memory.** scc-48 charges private memory at core speed (`core.timing.memory_cycles`), not through the
-  SCC's L2 and its four DDR3 controllers. On the SCC every receiver's copy of 1 MB goes through the mesh to a memory
-  controller, and those writes compete with the off-chip algorithm's reads. ModMPB stages chunks through the
-  readers' own MPBs so that the off-chip reads and writes overlap. Here that overlap buys nothing, and the staging
-  costs a local copy.
-- **MPB contention.** An MPB serves every access after a fixed 15 cycles, without queueing; only the mesh's links
-  and the reader's own one outstanding access queue. 47 readers of the root's MPB (`mpb`) slow each other only
-  through the network. The sources we used do not say how the SCC's MPBs serve concurrent accesses, so we do not
-  model it. ModMPB's point, fewer readers per MPB, matters less here than on the SCC.
+  rounds as on the SCC. `offchip` has 16 KiB chunks in shared memory, and its readers poll counts the root writes 16
+  to a line, so it pays fewest.
+- **Private memory** goes through each core's L1 and L2 and its quadrant's DDR3 controller, as on the SCC
+  (`[memory.private]` in chips/scc-48.toml): every receiver's copy of 1 MiB is written back through the mesh to a
+  controller, competing with the off-chip algorithm's reads. That costs every algorithm alike (about 3M cycles at
+  1 MiB). ModMPB's staging through the readers' own MPBs lets its broadcasters go on while the readers copy out, but
+  our family already overlaps a chunk's copy-out with the next chunk's transfer in every algorithm (two slots per
+  rank), so the staging gains ModMPB less than on the SCC and costs it a local copy.
+- **MPB contention.** An MPB serves every access after a fixed 15 cycles, without queueing; only the mesh's links,
+  the ports of the MPB's router and the reader's own one outstanding access queue. The sources we used do not say how
+  the SCC's MPBs serve concurrent accesses, so we do not model more. ModMPB's point, fewer readers per MPB, matters
+  less here than on the SCC.
 - **Trees.** `parallel` and `tiled` forward each chunk one hop at a time, with every hop's transfer in flight at
-  once. Without the two effects above they are as fast as the stars for long messages, and they win for short
-  ones: a star's root writes a flag into every reader's MPB, 47 remote stores one after another, where a tree
+  once and all of a node's children reading at the same time. They are the fastest for long messages here, and for
+  short ones: a star's root writes a flag into every reader's MPB, 47 remote stores one after another, where a tree
   spreads them over its inner cores.
-- **Off-chip for short messages.** Our `offchip` uses the same flags as `mpb`; only the chunk's place differs (a
-  DRAM controller instead of the root's MPB, a longer way). So it cannot beat `mpb` for short messages here. The
-  study found it fastest for the smallest ones on the SCC; its implementation details for them are not known to
-  us.
+- **Off-chip for short messages.** `offchip` beats `mpb` for short messages (its root writes 3 lines of counts
+  instead of 47 flags), as the study's hybrid assumes, but its 47 readers all poll one controller, and the trees and
+  ModMPB, whose roots serve a few readers, stay ahead. The study's implementation details for short messages are
+  not known to us.
 
 The acceptance ratios (ModMPB and MPB against RCCE's linear broadcast at 1 MiB) measure how much the MPBs' parallel
 reads beat one-at-a-time sends. That holds here, as on the SCC."""

@@ -269,6 +269,11 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "counts")) counts();
     else if (!strcmp(what, "storm")) storm();
     else if (!strcmp(what, "private")) private_memory();
+    else if (!strcmp(what, "misaligned-private")) {
+        char *p = malloc(4096);
+        __asm__("" : "+r"(p)); /* GCC would split an access it knows to be misaligned */
+        *(volatile uint64_t *)(p + 2048 + 4) = 1; /* a line nothing has touched */
+    }
     else if (!strcmp(what, "deadlock")) {
         /* Rank 0 leaves; the others wait for a flag in their own MPB that nobody will set. */
         if (me != 0) wait_for(5, 1);
@@ -279,7 +284,7 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
 #endif
     else {
-        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|private|deadlock|misaligned|unmapped|atomic\n");
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|private|misaligned-private|deadlock|misaligned|unmapped|atomic\n");
         return 2;
     }
     return 0;

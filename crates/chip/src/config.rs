@@ -906,6 +906,11 @@ mod tests {
             (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 2]]"), "memory.controllers[0] = [0, 2]: no such router (the mesh is 2x2)"),
             (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = []"), "memory.controllers is empty"),
             (format!("{MINIMAL}\n[memory]\ncontrollers = [[0, 0]]"), "[memory] is set but ni.kind = None"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 0]]\n[memory.private]\nl2_ways = 3"), "memory.private.l2_kib = 256, l2_ways = 3: need 1 to 65536 KiB"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 0]]\n[memory.private]\nl1_kib = 0"), "memory.private.l1_kib = 0"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 0]]\n[memory.private]\nl1_kib = 512"), "l1_kib = 512 is larger than l2_kib = 256"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 0]]\n[memory.private]\nl2_latency_cycles = 0"), "memory.private.l2_latency_cycles = 0: must be between"),
+            (format!("{MINIMAL}\n[ni]\nkind = \"mpb\"\n[memory]\ncontrollers = [[0, 0]]\n[memory.private]\nl3_kib = 1"), "unknown field `l3_kib`"),
         ];
         for (text, want) in cases {
             let err = ChipConfig::parse(&text, "t.toml").unwrap_err().to_string();

@@ -144,6 +144,10 @@ impl<M: Memory> Memory for PrivateView<'_, M> {
 
     #[inline(always)]
     fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), MemFault> {
+        // A misaligned store is the memory's to refuse (or, split, to perform byte by byte), as without caches.
+        if addr & u64::from(size - 1) != 0 {
+            return self.mem.store(addr, size, value);
+        }
         match self.caches.access(addr, true) {
             Some(extra) => {
                 self.mem.store(addr, size, value)?;
@@ -226,5 +230,9 @@ mod tests {
         view.store(0x1010, 8, 7).unwrap();
         assert_eq!(view.load(0x1010, 8).unwrap(), 7);
         assert_eq!(view.extra, 0);
+        // Misaligned: refused by the memory as such, whether the line is cached or not.
+        assert!(matches!(view.store(0x1804, 8, 1), Err(MemFault::Misaligned { .. })));
+        assert!(matches!(view.load(0x1804, 8), Err(MemFault::Misaligned { .. })));
+        assert_eq!(view.miss, None);
     }
 }

@@ -224,6 +224,11 @@ fn private_memory_misses_go_to_the_nearest_controller_and_queue_there() {
     assert!((per_miss(all, 3) - per_miss(alone, 0)).abs() < 0.02 * per_miss(alone, 0));
     // The waits are cache stalls, not the interface's.
     assert!(all["cores"][0]["stalls"]["cache"].as_u64().unwrap() >= private(all, 0, "stall_cycles"));
+    // A misaligned store to a private line not cached yet is a misaligned access, reported as such, as without
+    // private caches (not a miss for the interface).
+    let out = run(&chip_path, &["-n", "1"], "misaligned-private");
+    assert_eq!(out.status.code(), Some(135), "{}", show(&out));
+    assert!(text(&out.stderr).contains("misaligned store of 8 bytes"), "{}", show(&out));
     // Chips without [memory.private] keep private memory at core speed, and say nothing of it.
     let json = dir.join("flat.json");
     let out = run(&mpb_2x2(), &["-n", "1", "--stats", json.to_str().unwrap()], "private");
