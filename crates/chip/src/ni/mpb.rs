@@ -913,6 +913,10 @@ impl Mpb {
     /// With private caches: runs `d` through them if it accesses private memory. `None`: it does not (the interface
     /// serves it as usual); otherwise it retired (a hit) or its miss went out and the core waits.
     fn attempt_private(&mut self, core: &mut Core, d: Decoded, net: &mut Network, env: &CoreEnv, since: u64) -> Option<NiOutcome> {
+        use LatencyClass::*;
+        if !matches!(LatencyClass::of(d.op), Load | Store | FpLoad | FpStore | Amo | LrSc) {
+            return None;
+        }
         let caches = core.private.as_deref_mut()?;
         let pc = core.hart.pc;
         let mut view = crate::private_cache::PrivateView { mem: &mut core.mem, caches, extra: 0, miss: None };
