@@ -169,10 +169,11 @@ static inline int engine_busy(void)
 }
 
 /* Waits until the flag at f (in my own MPB share, or another rank's off-chip counts) reaches count, re-reading it
- * each time, as RCCE's flag waits do. While the engine has nothing to do, the loop is the same every time round, so the simulator lets
- * the core sleep until the line is written, charged as if it had polled: waits are exact and cost the simulator
- * nothing. While it has work, every round also moves the engine on, so that a posted receive or a queued send
- * completes while this rank waits, as MPI's progress rule asks. An idle rank does not answer what others send it
+ * each time, as RCCE's flag waits do. While the engine has nothing to do, the loop is the same every time round, so
+ * for a flag in my own MPB the simulator lets the core sleep until the line is written, charged as if it had polled:
+ * such waits are exact and cost the simulator nothing (an off-chip count is read through the controller each time).
+ * While it has work, every round also moves the engine on, so that a posted receive or a queued send completes while
+ * this rank waits, as MPI's progress rule asks. An idle rank does not answer what others send it
  * meanwhile (a cancel request, a send that needs room in its ring): that is why the selector never picks the
  * algorithms built on this (tables.c). */
 /* The wait while the engine has work: returns 1 once the flag has reached count, 0 once the engine is idle first.
