@@ -256,6 +256,45 @@ static void private_memory(void)
     printf("private: rank %d sum %llu\n", me, (unsigned long long)sum);
 }
 
+/* Every rank writes 64 KiB of its heap and exits at once: dirty lines are still on their way back to the controllers
+ * when the last core stops. */
+static void writeback_exit(void)
+{
+    volatile uint64_t *b = malloc(1 << 16);
+    for (int i = 0; i < (1 << 13); i++) b[i] = (uint64_t)i;
+}
+
+/* Rank 1 polls a flag in its own MPB, each round loading three private lines that share one L1 set (of two ways),
+ * so every round has L2 hits; rank 0 sets the flag late. */
+static void poll_l2(void)
+{
+    static uint64_t arr[256];
+    if (me == 1) {
+        uint64_t s = 0;
+        volatile uint64_t *a = arr;
+        for (;;) {
+            nocmsg_mpb_invalidate();
+            s += a[0] + a[64] + a[128];
+            if (*word(1, 3) == 7) break;
+        }
+        printf("poll-l2: rank 1 saw the flag (%llu)\n", (unsigned long long)s);
+    } else if (me == 0) {
+        spin_until(50000);
+        post(1, 3, 7);
+    }
+}
+
+/* A load into sp from a private line that is not cached, of an address below the stack: a stack overflow. */
+static void sp_miss(void)
+{
+    uint64_t *slot = malloc(4096);
+    slot[200] = (uint64_t)(uintptr_t)malloc(64);
+    volatile uint64_t *big = malloc(1 << 16); /* evicts slot[200]'s line from the L2 */
+    for (int i = 0; i < (1 << 13); i++) big[i] = 0;
+    __asm__ volatile("mv t0, sp\n\tld sp, 0(%0)\n\tsd zero, 0(sp)\n\tmv sp, t0" ::"r"(&slot[200]) : "t0", "memory");
+    printf("sp-miss: survived\n");
+}
+
 int main(int argc, char **argv)
 {
     me = nocmsg_core_id();
@@ -269,6 +308,9 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "counts")) counts();
     else if (!strcmp(what, "storm")) storm();
     else if (!strcmp(what, "private")) private_memory();
+    else if (!strcmp(what, "writeback-exit")) writeback_exit();
+    else if (!strcmp(what, "poll-l2")) poll_l2();
+    else if (!strcmp(what, "sp-miss")) sp_miss();
     else if (!strcmp(what, "misaligned-private")) {
         char *p = malloc(4096);
         __asm__("" : "+r"(p)); /* GCC would split an access it knows to be misaligned */
@@ -284,7 +326,7 @@ int main(int argc, char **argv)
     else if (!strcmp(what, "atomic")) __asm__ volatile("amoadd.d zero, %0, (%1)" ::"r"(1L), "r"(nocmsg_mpb(0)) : "memory");
 #endif
     else {
-        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|private|misaligned-private|deadlock|misaligned|unmapped|atomic\n");
+        fprintf(stderr, "usage: mpb stale|wcb|latency|lock|shared|counts|storm|private|misaligned-private|writeback-exit|poll-l2|sp-miss|deadlock|misaligned|unmapped|atomic\n");
         return 2;
     }
     return 0;

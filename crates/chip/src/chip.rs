@@ -823,12 +823,25 @@ impl Chip {
             // same with either clocking: the network catches up to it, and anything it did later is ignored.
             let last = clocks.to_net(self.cores.iter().map(|c| c.end_cycle.unwrap_or(c.hart.cycle)).max().unwrap_or(0));
             // Background traffic goes on until then too (the debug clocking, which steps the network cycle by
-            // cycle, has run it that far).
+            // cycle, has run it that far), and so does a memory-mapped interface, for transfers no core waits for
+            // (write-backs of private lines) that are still under way.
             loop {
-                if let Some(bg) = self.background.as_mut() {
+                if ticking {
+                    delivered.clear();
+                    delivered.extend(net.take_delivered());
+                    if let Some(bg) = self.background.as_mut() {
+                        delivered.retain(|d| !bg.record(d));
+                    }
+                    if net.now().0 <= last {
+                        ni.tick(&mut self.cores, net, &self.envs[0], &delivered, &mut finished);
+                        finished.clear();
+                    }
+                } else if let Some(bg) = self.background.as_mut() {
                     for d in net.take_delivered() {
                         bg.record(&d);
                     }
+                }
+                if let Some(bg) = self.background.as_mut() {
                     if bg.next_at() == net.now().0 && net.now().0 < last {
                         bg.inject(net);
                     }
@@ -836,7 +849,10 @@ impl Chip {
                 if net.now().0 >= last {
                     break;
                 }
-                let stop = last.min(self.background.as_ref().map_or(u64::MAX, Background::next_at));
+                let mut stop = last.min(self.background.as_ref().map_or(u64::MAX, Background::next_at));
+                if ticking {
+                    stop = stop.min(ni.next_event().max(net.now().0 + 1));
+                }
                 if !net.skip_idle_to(Cycle(stop)) {
                     net.step().expect("the chip watches for deadlocks itself");
                 }

@@ -881,7 +881,7 @@ impl Core {
     /// reservation: without this the stack would silently overwrite the heap, data and code below it.
     #[cold]
     #[inline(never)]
-    fn stack_overflow(&mut self, pc: u64, env: &CoreEnv) {
+    pub(crate) fn stack_overflow(&mut self, pc: u64, env: &CoreEnv) {
         self.hart.pc = pc;
         let sp = self.hart.x[2];
         let (floor, top) = (env.heap_end, env.stack_top);

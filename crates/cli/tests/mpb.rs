@@ -236,6 +236,44 @@ fn private_memory_misses_go_to_the_nearest_controller_and_queue_there() {
     assert!(deterministic_stats(&json)["cores"][0].get("private_memory").is_none());
 }
 
+/// Regressions found in review of the private caches, each on mpb-2x2 with them:
+/// - write-backs no core waits for, still under way when the last core stopped, reached their controller only with
+///   debug clocking (the fast run's catch-up did not tick the interface): `memory_controllers[].writes` differed;
+/// - with L2 hits as cheap as L1 hits, a polling core with L2 hits in every round fell asleep, and the rounds it
+///   slept through did not count their L2 hits;
+/// - a load into sp that missed retired in the interface without the stack check, and the program wrote below its
+///   stack.
+#[test]
+fn private_caches_keep_clockings_identical_and_the_stack_check() {
+    let dir = scratch("mpb-private-review");
+    let chip_path = mpb_2x2_private(&dir);
+    let cheap = dir.join("mpb-2x2-private-l2-1.toml");
+    std::fs::write(&cheap, std::fs::read_to_string(&chip_path).unwrap().replace("l2_latency_cycles = 10", "l2_latency_cycles = 1")).unwrap();
+    for (scenario, chip_file) in [("writeback-exit", chip_path.as_str()), ("poll-l2", cheap.to_str().unwrap())] {
+        let mut stats = Vec::new();
+        for (name, extra) in [("fast", vec![]), ("debug", vec!["--debug-clocking"])] {
+            let json = dir.join(format!("{scenario}-{name}.json"));
+            let mut args = extra.clone();
+            args.extend(["--stats", json.to_str().unwrap()]);
+            let out = run(chip_file, &args, scenario);
+            assert!(out.status.success(), "{scenario}: {}", show(&out));
+            stats.push(deterministic_stats(&json));
+        }
+        assert_eq!(stats[0], stats[1], "{scenario}: fast and debug clocking differ");
+        let s = &stats[0];
+        let cores = s["cores"].as_array().unwrap();
+        let writebacks: u64 = cores.iter().map(|c| c["private_memory"]["writebacks"].as_u64().unwrap()).sum();
+        let writes: u64 = s["memory_controllers"].as_array().unwrap().iter().map(|c| c["writes"].as_u64().unwrap()).sum();
+        assert_eq!(writes, writebacks, "{scenario}: every write-back reaches its controller");
+        if scenario == "poll-l2" {
+            assert!(cores[1]["private_memory"]["l2_hits"].as_u64().unwrap() > 1000, "{}", cores[1]);
+        }
+    }
+    let out = run(&chip_path, &["-n", "1"], "sp-miss");
+    assert_eq!(out.status.code(), Some(139), "{}", show(&out));
+    assert!(text(&out.stderr).contains("ld sp, 0(s0): stack overflow"), "{}", show(&out));
+}
+
 /// scc-48 has cores at 533 MHz and the mesh at 800 MHz: global time stays exact, so both clockings agree there too,
 /// and a rank's sibling on the same router is local.
 #[test]

@@ -420,8 +420,10 @@ struct PollMark {
     console_bytes: u64,
     sleep_cycles: u64,
     misaligned: u64,
-    /// Cycles of private L2 hits so far: an iteration that has some is not one the core can sleep through.
+    /// Cycles and count of private L2 hits so far: an iteration that has some is not one the core can sleep
+    /// through (its counters would not be charged; hits may cost no more than an L1 hit).
     cache_cycles: u64,
+    l2_hits: u64,
 }
 
 impl PollMark {
@@ -440,6 +442,7 @@ impl PollMark {
             sleep_cycles: core.sleep_cycles,
             misaligned: core.misaligned_accesses,
             cache_cycles: core.cache_cycles,
+            l2_hits: core.private.as_ref().map_or(0, |p| p.counters.l2_hits),
         }
     }
 
@@ -476,6 +479,7 @@ impl PollMark {
             && self.sleep_cycles == next.sleep_cycles
             && self.misaligned == next.misaligned
             && self.cache_cycles == next.cache_cycles
+            && self.l2_hits == next.l2_hits
             && self.pipeline.pending_load_rd == next.pipeline.pending_load_rd
             && self.pipeline.pending_load_use == next.pipeline.pending_load_use
     }
@@ -924,6 +928,11 @@ impl Mpb {
         let (extra, miss) = (view.extra, view.miss);
         match result {
             Ok(Flow::Next) => {
+                // As the core's loop does: a load into sp below the stack's floor stops the core there.
+                if d.rd == 2 && core.hart.x[2] < env.stack_floor {
+                    core.stack_overflow(pc, env);
+                    return Some(NiOutcome::Stopped);
+                }
                 core.retire(&d, false, env);
                 core.hart.cycle += u64::from(extra);
                 core.cache_cycles += u64::from(extra);
