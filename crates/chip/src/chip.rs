@@ -826,25 +826,17 @@ impl Chip {
             // cycle, has run it that far), and so does a memory-mapped interface, for transfers no core waits for
             // (write-backs of private lines) that are still under way.
             loop {
-                if ticking {
-                    delivered.clear();
-                    delivered.extend(net.take_delivered());
-                    if let Some(bg) = self.background.as_mut() {
-                        delivered.retain(|d| !bg.record(d));
-                    }
-                    if net.now().0 <= last {
-                        ni.tick(&mut self.cores, net, &self.envs[0], &delivered, &mut finished);
-                        finished.clear();
-                    }
-                } else if let Some(bg) = self.background.as_mut() {
-                    for d in net.take_delivered() {
-                        bg.record(&d);
-                    }
-                }
+                delivered.clear();
+                delivered.extend(net.take_delivered());
                 if let Some(bg) = self.background.as_mut() {
+                    delivered.retain(|d| !bg.record(d));
                     if bg.next_at() == net.now().0 && net.now().0 < last {
                         bg.inject(net);
                     }
+                }
+                if ticking && net.now().0 <= last {
+                    ni.tick(&mut self.cores, net, &self.envs[0], &delivered, &mut finished);
+                    finished.clear();
                 }
                 if net.now().0 >= last {
                     break;

@@ -867,50 +867,38 @@ impl Mpb {
         if t.posted {
             return;
         }
-        if let Place::Private { rank } = t.place {
-            return self.complete_private(rank, t, cores, env, net, done);
-        }
-        let side = &mut self.sides[t.rank];
-        match t.kind {
-            Kind::ReadLine => {
-                side.cache.fill(t.addr, &t.data);
-                side.counters.lines_in += 1;
-            }
-            Kind::WriteLine => {}
-            Kind::TestAndSet => side.left = Some(Left::TasValue { addr: t.addr, value: t.value }),
-            Kind::Clear => side.left = Some(Left::TasCleared { addr: t.addr }),
-        }
         let core = &mut cores[t.rank];
-        let (instruction, since) = side.blocked.take().expect("a transfer's core waits for it");
-        side.counters.stall_cycles += t.resume.saturating_sub(core.hart.cycle);
+        let (instruction, since) = self.sides[t.rank].blocked.take().expect("a transfer's core waits for it");
+        let waited = t.resume.saturating_sub(core.hart.cycle);
         core.hart.cycle = core.hart.cycle.max(t.resume);
+        if let Place::Private { rank } = t.place {
+            // A private miss: the line goes into the core's caches, and a dirty line it evicts is written back.
+            core.cache_cycles += waited;
+            let caches = core.private.as_deref_mut().expect("a private miss comes from private caches");
+            caches.counters.stall_cycles += waited;
+            if let Some(victim) = caches.fill(t.addr) {
+                let cycle = core.hart.cycle;
+                self.start(rank, cycle, Kind::WriteLine, Place::Private { rank }, victim, Vec::new(), Vec::new(), net);
+            }
+        } else {
+            let side = &mut self.sides[t.rank];
+            match t.kind {
+                Kind::ReadLine => {
+                    side.cache.fill(t.addr, &t.data);
+                    side.counters.lines_in += 1;
+                }
+                Kind::WriteLine => {}
+                Kind::TestAndSet => side.left = Some(Left::TasValue { addr: t.addr, value: t.value }),
+                Kind::Clear => side.left = Some(Left::TasCleared { addr: t.addr }),
+            }
+            side.counters.stall_cycles += waited;
+        }
         match instruction {
             None => done.push(t.rank),
             Some(d) => match self.attempt(core, d, net, env, since, true) {
                 NiOutcome::Blocked => {}
                 _ => done.push(t.rank),
             },
-        }
-    }
-
-    /// Private miss `t` of `rank` is back: the line goes into its caches (a dirty line it evicts is written back),
-    /// and the instruction that missed runs again.
-    fn complete_private(&mut self, rank: usize, t: Transfer, cores: &mut [Core], env: &CoreEnv, net: &mut Network, done: &mut Vec<usize>) {
-        let core = &mut cores[rank];
-        let (instruction, since) = self.sides[rank].blocked.take().expect("a private miss's core waits for it");
-        let waited = t.resume.saturating_sub(core.hart.cycle);
-        core.hart.cycle = core.hart.cycle.max(t.resume);
-        core.cache_cycles += waited;
-        let caches = core.private.as_deref_mut().expect("a private miss comes from private caches");
-        caches.counters.stall_cycles += waited;
-        if let Some(victim) = caches.fill(t.addr) {
-            let cycle = core.hart.cycle;
-            self.start(rank, cycle, Kind::WriteLine, Place::Private { rank }, victim, Vec::new(), Vec::new(), net);
-        }
-        let d = instruction.expect("a private miss is an instruction's");
-        match self.attempt(core, d, net, env, since, true) {
-            NiOutcome::Blocked => {}
-            _ => done.push(rank),
         }
     }
 
